@@ -1,0 +1,115 @@
+// Package app is Cortex's service layer: one method per user-facing action,
+// shared by the CLI, the MCP server and the REST API, so the three behave
+// the same. Methods validate and clamp their parameters, then call the
+// store.
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/sqlite"
+)
+
+// Service implements the actions.
+type Service struct {
+	DB  *sqlite.DB
+	Now func() time.Time
+}
+
+// New returns a service over db.
+func New(db *sqlite.DB) *Service { return &Service{DB: db, Now: time.Now} }
+
+// Limits of the list actions.
+const (
+	DefaultSearchLimit   = 20
+	MaxSearchLimit       = 500
+	DefaultSessionsLimit = 50
+	MaxSessionsLimit     = 1000
+)
+
+// clamp applies a default and an upper bound to a limit and reports the
+// clamp when one happened.
+func clamp(limit, def, maxLimit int) (int, int, error) {
+	switch {
+	case limit < 0:
+		return 0, 0, cortex.Errorf(cortex.CodeInvalid, "limit must be positive, got %d", limit)
+	case limit == 0:
+		return def, 0, nil
+	case limit > maxLimit:
+		return maxLimit, maxLimit, nil
+	}
+	return limit, 0, nil
+}
+
+func checkTool(t cortex.Tool) error {
+	if t != "" && !t.Valid() {
+		return cortex.Errorf(cortex.CodeInvalid, "unknown tool %q (use claude, codex or gemini)", t)
+	}
+	return nil
+}
+
+func checkRange(since, until time.Time) error {
+	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+		return cortex.Errorf(cortex.CodeInvalid, "since (%s) must be before until (%s)", cortex.FormatTime(since), cortex.FormatTime(until))
+	}
+	return nil
+}
+
+// Search runs a full-text search over stored rows.
+func (s *Service) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchResult, error) {
+	if strings.TrimSpace(p.Query) == "" {
+		return cortex.SearchResult{}, cortex.Errorf(cortex.CodeInvalid, "search query is empty")
+	}
+	if err := checkTool(p.Tool); err != nil {
+		return cortex.SearchResult{}, err
+	}
+	if p.Role != "" && !validRole(p.Role) {
+		return cortex.SearchResult{}, cortex.Errorf(cortex.CodeInvalid, "unknown role %q", p.Role)
+	}
+	if err := checkRange(p.Since, p.Until); err != nil {
+		return cortex.SearchResult{}, err
+	}
+	limit, clamped, err := clamp(p.Limit, DefaultSearchLimit, MaxSearchLimit)
+	if err != nil {
+		return cortex.SearchResult{}, err
+	}
+	p.Limit = limit
+	res, err := s.DB.Search(ctx, p)
+	res.LimitClampedTo = clamped
+	return res, err
+}
+
+func validRole(r cortex.Role) bool {
+	for _, x := range cortex.Roles() {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Sessions lists agent sessions.
+func (s *Service) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
+	if err := checkTool(p.Tool); err != nil {
+		return cortex.SessionList{}, err
+	}
+	if err := checkRange(p.Since, p.Until); err != nil {
+		return cortex.SessionList{}, err
+	}
+	limit, clamped, err := clamp(p.Limit, DefaultSessionsLimit, MaxSessionsLimit)
+	if err != nil {
+		return cortex.SessionList{}, err
+	}
+	p.Limit = limit
+	res, err := s.DB.Sessions(ctx, p)
+	res.LimitClampedTo = clamped
+	return res, err
+}
+
+// Status describes the store.
+func (s *Service) Status(ctx context.Context) (cortex.Status, error) {
+	return s.DB.Status(ctx)
+}

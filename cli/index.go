@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/cortexhq/cortex/ingest"
+)
+
+// IndexOptions are the flags of `cortex index`.
+type IndexOptions struct {
+	Paths   []string
+	Since   string
+	Force   bool
+	JSON    bool
+	Workers int
+}
+
+// NewCmdIndex builds `cortex index`. runF replaces the run function in tests.
+func NewCmdIndex(f *Factory, runF func(context.Context, *IndexOptions) error) *cobra.Command {
+	opts := &IndexOptions{}
+	cmd := &cobra.Command{
+		Use:   "index [PATH...]",
+		Short: "Index transcripts into the store (default: the agents' own folders)",
+		Long: `Index reads Claude Code, Codex and Gemini CLI transcripts into the database.
+
+Without PATH it reads ~/.claude/projects, ~/.codex/sessions, ~/.codex/archived_sessions
+and ~/.gemini/tmp (missing folders are skipped). PATH may be files or folders; the
+format of each file is detected from its content.
+
+Indexing is idempotent: unchanged files cost one stat, appended files resume from
+their checkpoint, rewritten files are re-read, and no record is ever stored twice.`,
+		Example: `  cortex index
+  cortex index ~/work/transcripts --since 7d
+  cortex index session.jsonl --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return indexRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Since, "since", "", "only files modified since (30m, 7d, today, 2026-11-30, RFC 3339)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "re-read every file from the start (never duplicates rows)")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "parallel file parsers (default: one per CPU)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
+	return cmd
+}
+
+func indexRun(ctx context.Context, f *Factory, opts *IndexOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	since, err := timeFlag(f, "since", opts.Since)
+	if err != nil {
+		return err
+	}
+	db, err := f.OpenDB(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	paths := opts.Paths
+	if len(paths) == 0 {
+		paths = cfg.Index.Paths
+	}
+	workers := opts.Workers
+	if workers == 0 {
+		workers = cfg.Index.Workers
+	}
+	io := f.IO
+	var bar *progressbar.ProgressBar
+	iopts := ingest.Options{
+		Paths: paths, Home: cfg.Home, Since: since, Force: opts.Force, Hostname: cfg.Hostname,
+		Workers: workers, Logger: f.Logger, Now: f.Now,
+	}
+	if io.StderrTTY && !opts.JSON {
+		iopts.Progress = func(p ingest.Progress) {
+			if bar == nil {
+				if p.BytesTotal == 0 {
+					return
+				}
+				bar = progressbar.NewOptions64(p.BytesTotal,
+					progressbar.OptionSetWriter(io.ErrOut),
+					progressbar.OptionSetDescription("indexing"),
+					progressbar.OptionShowBytes(true),
+					progressbar.OptionShowCount(),
+					progressbar.OptionThrottle(100*time.Millisecond),
+					progressbar.OptionClearOnFinish(),
+					progressbar.OptionSetWidth(30))
+			}
+			_ = bar.Set64(p.BytesDone)
+			bar.Describe(fmt.Sprintf("indexing %d/%d files, %d rows", p.FilesDone, p.FilesTotal, p.Inserted))
+		}
+	}
+	sum, err := ingest.Index(ctx, db, iopts)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return io.WriteJSON(sum)
+	}
+	printIndexSummary(f, db.Path(), sum)
+	if sum.Canceled {
+		return fmt.Errorf("canceled: the next run resumes from the stored checkpoints")
+	}
+	return nil
+}
+
+func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
+	o := f.IO
+	if len(s.Roots) == 0 && len(s.Missing) == 0 {
+		o.Printf("No transcript folders found (looked for ~/.claude/projects, ~/.codex/sessions, ~/.codex/archived_sessions, ~/.gemini/tmp).\nPass a path: cortex index PATH\n")
+		return
+	}
+	o.Printf("Indexed into %s\n", dbPath)
+	o.Printf("  files:   %d seen, %d read, %d resumed, %d rewritten, %d unchanged", s.FilesSeen, s.FilesRead-s.FilesRewritten, s.FilesResumed, s.FilesRewritten, s.FilesUnchanged)
+	if s.FilesOlder > 0 {
+		o.Printf(", %d older than --since", s.FilesOlder)
+	}
+	if s.FilesUnsupported > 0 {
+		o.Printf(", %d not transcripts", s.FilesUnsupported)
+	}
+	if s.FilesEmpty > 0 {
+		o.Printf(", %d empty", s.FilesEmpty)
+	}
+	if s.FilesFailed > 0 {
+		o.Printf(", %d failed", s.FilesFailed)
+	}
+	o.Printf("\n")
+	o.Printf("  records: %d parsed, %d rows inserted, %d updated, %d duplicates skipped\n", s.Records, s.Inserted, s.Updated, s.Duplicates)
+	if len(s.Skipped) > 0 {
+		keys := make([]string, 0, len(s.Skipped))
+		for k := range s.Skipped {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%d %s", s.Skipped[k], k))
+		}
+		o.Printf("  not stored: %s\n", strings.Join(parts, ", "))
+	}
+	if s.ParseErrors > 0 || s.Warnings > 0 || s.UnknownTypes > 0 || s.PendingFiles > 0 {
+		o.Printf("  problems: %d parse errors, %d warnings, %d records of unknown type, %d files with an incomplete last record (see `cortex status`)\n",
+			s.ParseErrors, s.Warnings, s.UnknownTypes, s.PendingFiles)
+	}
+	o.Printf("  %.1f MB in %s: %.0f records/s, %.1f MB/s\n", float64(s.BytesRead)/1e6, time.Duration(s.Elapsed).Round(time.Millisecond), s.RecordsPerS, s.MBPerS)
+	for _, m := range s.Missing {
+		fmt.Fprintf(o.ErrOut, "cortex: warning: %s does not exist\n", Safe(m))
+	}
+	for i, e := range s.Errors {
+		if i == 10 {
+			fmt.Fprintf(o.ErrOut, "cortex: … and %d more file errors (use --json for all)\n", len(s.Errors)-10)
+			break
+		}
+		fmt.Fprintf(o.ErrOut, "cortex: %s: %s\n", Safe(e.Path), Safe(e.Error))
+	}
+}

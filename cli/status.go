@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cortexhq/cortex/app"
+)
+
+// StatusOptions are the flags of `cortex status`.
+type StatusOptions struct {
+	JSON bool
+}
+
+// NewCmdStatus builds `cortex status`.
+func NewCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{}
+	cmd := &cobra.Command{
+		Use:     "status",
+		Short:   "Show the store: size, rows by agent and role, sources, parse errors",
+		Example: "  cortex status\n  cortex status --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return statusRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
+	db, err := f.OpenDB(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := app.New(db).Status(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return f.IO.WriteJSON(st)
+	}
+	o := f.IO
+	o.Printf("Database  %s (%.1f MB, WAL %.1f MB, schema v%d)\n", st.DBPath, float64(st.DBBytes)/1e6, float64(st.WALBytes)/1e6, st.SchemaVersion)
+	o.Printf("Rows      %d in %d sessions", st.Rows, st.Sessions)
+	if st.Oldest != "" {
+		o.Printf(", %s … %s", st.Oldest[:10], st.Newest[:10])
+	}
+	o.Printf("\n")
+	for _, tool := range sortedKeys(st.RowsByTool) {
+		o.Printf("  %-8s %d rows:", tool, st.RowsByTool[tool])
+		roles := st.RowsByRole[tool]
+		for _, r := range sortedKeys(roles) {
+			o.Printf(" %s %d", r, roles[r])
+		}
+		o.Printf("\n")
+	}
+	o.Printf("Sources   %d files", st.Sources.Files)
+	for _, k := range sortedKeys(st.Sources.ByKind) {
+		o.Printf(", %d %s", st.Sources.ByKind[k], k)
+	}
+	o.Printf("\n")
+	if st.LastIndexedAt != "" {
+		o.Printf("Indexed   last at %s\n", st.LastIndexedAt)
+	}
+	if st.Sources.Pending > 0 {
+		o.Printf("Pending   %d files end with an incomplete record (left for the next index run)\n", st.Sources.Pending)
+	}
+	if st.ParseErrors > 0 {
+		o.Printf("Errors    %d parse errors; newest:\n", st.ParseErrors)
+		for _, e := range st.RecentErrors {
+			o.Printf("  %s:%d: %s\n", Safe(e.Path), e.Line, OneLine(e.Error, 160))
+		}
+	}
+	if len(st.UnknownTypes) > 0 {
+		o.Printf("Unknown record types (skipped and counted):\n")
+		for _, u := range st.UnknownTypes {
+			v := u.Version
+			if v == "" {
+				v = "unknown version"
+			}
+			o.Printf("  %s %s: %s ×%d\n", u.Tool, v, OneLine(u.Type, 80), u.Count)
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,156 @@
+// Package config loads Cortex's configuration: a TOML file at the XDG
+// config path (or --config), then CORTEX_* environment overrides, then
+// defaults. Unknown keys in the file are an error, so typos do not pass
+// silently.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/cortexhq/cortex"
+)
+
+// Config is the typed configuration.
+type Config struct {
+	// DB is the database file (default: $XDG_DATA_HOME/cortex/cortex.db).
+	DB string `toml:"db"`
+	// Hostname is stored on every ingested row (default: the machine's).
+	Hostname string `toml:"hostname"`
+	// Index configures transcript ingest.
+	Index IndexConfig `toml:"index"`
+
+	// Path is the file the configuration was read from ("" if none).
+	Path string `toml:"-"`
+	// Home is the user's home folder (for the default transcript roots).
+	Home string `toml:"-"`
+}
+
+// IndexConfig configures `cortex index`.
+type IndexConfig struct {
+	// Paths replace the agents' default folders when set.
+	Paths []string `toml:"paths"`
+	// Workers parse files in parallel (0: one per CPU).
+	Workers int `toml:"workers"`
+}
+
+// Env is the environment as a lookup function (os.LookupEnv in production).
+type Env func(string) (string, bool)
+
+// Load reads the configuration. explicitPath is --config ("" for the
+// default location); a missing default file is fine, a missing explicit one
+// is an error.
+func Load(explicitPath string, env Env) (*Config, error) {
+	home, _ := env("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err == nil {
+			home = h
+		}
+	}
+	cfg := &Config{Home: home}
+	path := explicitPath
+	if path == "" {
+		if p, ok := env("CORTEX_CONFIG"); ok && p != "" {
+			path = p
+			explicitPath = p
+		} else {
+			path = filepath.Join(xdg(env, "XDG_CONFIG_HOME", home, ".config"), "cortex", "config.toml")
+		}
+	}
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		dec := toml.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(cfg); err != nil {
+			var sm *toml.StrictMissingError
+			if errors.As(err, &sm) {
+				return nil, cortex.Errorf(cortex.CodeInvalid, "config %s: unknown setting(s):\n%s", path, sm.String())
+			}
+			var de *toml.DecodeError
+			if errors.As(err, &de) {
+				row, col := de.Position()
+				return nil, cortex.Errorf(cortex.CodeInvalid, "config %s:%d:%d: %s", path, row, col, de.Error())
+			}
+			return nil, cortex.Errorf(cortex.CodeInvalid, "config %s: %v", path, err)
+		}
+		cfg.Path = path
+	case errors.Is(err, fs.ErrNotExist) && explicitPath == "":
+	default:
+		return nil, cortex.WrapError(cortex.CodeInvalid, err, "cannot read config %s: %v", path, err)
+	}
+	if err := cfg.applyEnv(env); err != nil {
+		return nil, err
+	}
+	if cfg.DB == "" {
+		cfg.DB = filepath.Join(xdg(env, "XDG_DATA_HOME", home, filepath.Join(".local", "share")), "cortex", "cortex.db")
+	}
+	cfg.DB = expandHome(cfg.DB, home)
+	for i, p := range cfg.Index.Paths {
+		cfg.Index.Paths[i] = expandHome(p, home)
+	}
+	if cfg.Hostname == "" {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			cfg.Hostname = h
+		} else {
+			cfg.Hostname = "localhost"
+		}
+	}
+	return cfg, nil
+}
+
+// applyEnv applies CORTEX_* overrides.
+func (c *Config) applyEnv(env Env) error {
+	if v, ok := env("CORTEX_DB"); ok && v != "" {
+		c.DB = v
+	}
+	if v, ok := env("CORTEX_HOSTNAME"); ok && v != "" {
+		c.Hostname = v
+	}
+	if v, ok := env("CORTEX_INDEX_PATHS"); ok && v != "" {
+		c.Index.Paths = filepath.SplitList(v)
+	}
+	if v, ok := env("CORTEX_INDEX_WORKERS"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return cortex.Errorf(cortex.CodeInvalid, "CORTEX_INDEX_WORKERS must be a non-negative integer, got %q", v)
+		}
+		c.Index.Workers = n
+	}
+	return nil
+}
+
+func xdg(env Env, name, home, fallback string) string {
+	if v, ok := env(name); ok && filepath.IsAbs(v) {
+		return v
+	}
+	return filepath.Join(home, fallback)
+}
+
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// String renders the effective configuration as TOML (for `cortex config`).
+func (c *Config) String() string {
+	b, err := toml.Marshal(c)
+	if err != nil {
+		return fmt.Sprintf("# cannot render config: %v", err)
+	}
+	return string(b)
+}

@@ -1,0 +1,177 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/transcript"
+)
+
+// Root is a default transcript folder of one agent.
+type Root struct {
+	Tool cortex.Tool
+	Path string
+}
+
+// DefaultRoots lists the agents' transcript folders under home:
+// ~/.claude/projects, ~/.codex/sessions, ~/.codex/archived_sessions and
+// ~/.gemini/tmp.
+func DefaultRoots(home string) []Root {
+	return []Root{
+		{cortex.ToolClaude, filepath.Join(home, ".claude", "projects")},
+		{cortex.ToolCodex, filepath.Join(home, ".codex", "sessions")},
+		{cortex.ToolCodex, filepath.Join(home, ".codex", "archived_sessions")},
+		{cortex.ToolGemini, filepath.Join(home, ".gemini", "tmp")},
+	}
+}
+
+// candidate is a file discovery found, with what its path says.
+type candidate struct {
+	path     string
+	size     int64
+	mtimeNS  int64
+	format   transcript.Format // from the path, if it says
+	explicit bool              // named directly on the command line
+}
+
+// skipDirs are never descended into.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, ".cache": true, "target": true, ".venv": true, "__pycache__": true}
+
+// transcriptName reports whether a file found while walking a directory may
+// be a transcript: JSON/JSONL files and extension-less files (Entire stores
+// Claude transcripts as "raw_transcript"). Sidecars are excluded.
+func transcriptName(name string) bool {
+	if strings.HasSuffix(name, ".meta.json") {
+		return false
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".jsonl", ".json", ".ndjson":
+		return true
+	case "":
+		return !strings.HasPrefix(name, ".")
+	}
+	return false
+}
+
+// discovery is what a scan found.
+type discovery struct {
+	files     []candidate
+	missing   []string // explicit paths that do not exist
+	symlinks  int
+	notPlain  int // devices, sockets, …
+	walkErrs  []FileError
+	rootsUsed []string
+}
+
+// discover lists the candidate files under paths (or the default roots when
+// paths is empty). Symlinks are not followed.
+func discover(ctx context.Context, paths []string, home string) (discovery, error) {
+	var d discovery
+	seen := map[string]bool{}
+	add := func(c candidate) {
+		if seen[c.path] {
+			return
+		}
+		seen[c.path] = true
+		d.files = append(d.files, c)
+	}
+	var roots []string
+	explicit := len(paths) > 0
+	if explicit {
+		roots = paths
+	} else {
+		for _, r := range DefaultRoots(home) {
+			if fi, err := os.Stat(r.Path); err == nil && fi.IsDir() {
+				roots = append(roots, r.Path)
+			}
+		}
+	}
+	for _, root := range roots {
+		if err := ctx.Err(); err != nil {
+			return d, err
+		}
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return d, cortex.WrapError(cortex.CodeInvalid, err, "invalid path %q", root)
+		}
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				d.missing = append(d.missing, root)
+				continue
+			}
+			d.walkErrs = append(d.walkErrs, FileError{Path: abs, Error: err.Error()})
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if t, err := os.Stat(abs); err == nil {
+				fi = t
+				if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+					abs = resolved
+				}
+			}
+		}
+		d.rootsUsed = append(d.rootsUsed, abs)
+		if !fi.IsDir() {
+			if !fi.Mode().IsRegular() {
+				d.notPlain++
+				continue
+			}
+			f, _ := transcript.FormatFromPath(abs)
+			add(candidate{path: abs, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), format: f, explicit: true})
+			continue
+		}
+		err = filepath.WalkDir(abs, func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				d.walkErrs = append(d.walkErrs, FileError{Path: p, Error: err.Error()})
+				if de != nil && de.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			name := de.Name()
+			if de.IsDir() {
+				if p != abs && skipDirs[name] {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if de.Type()&fs.ModeSymlink != 0 {
+				d.symlinks++
+				return nil
+			}
+			if !de.Type().IsRegular() {
+				d.notPlain++
+				return nil
+			}
+			f, byPath := transcript.FormatFromPath(p)
+			if !byPath && !transcriptName(name) {
+				return nil
+			}
+			info, err := de.Info()
+			if err != nil {
+				d.walkErrs = append(d.walkErrs, FileError{Path: p, Error: err.Error()})
+				return nil
+			}
+			add(candidate{path: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano(), format: f})
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.SkipDir) {
+			if ctx.Err() != nil {
+				return d, ctx.Err()
+			}
+			return d, cortex.WrapError(cortex.CodeUnavailable, err, "cannot scan %s", root)
+		}
+	}
+	sort.Slice(d.files, func(i, j int) bool { return d.files[i].path < d.files[j].path })
+	return d, nil
+}

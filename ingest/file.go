@@ -1,0 +1,580 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/transcript"
+)
+
+const (
+	// KindUnsupported marks files that are not transcripts.
+	KindUnsupported = "unsupported"
+	// KindEmpty marks empty files.
+	KindEmpty = "empty"
+
+	prefixBytes = 64 << 10
+	anchorBytes = 4 << 10
+	// maxDocumentBytes bounds a Gemini chat file, read whole.
+	maxDocumentBytes = 512 << 20
+	previewBytes     = 240
+)
+
+// reader is a worker's per-goroutine state: reused buffers and parsers.
+type reader struct {
+	store    Store
+	opts     *Options
+	inFlight chan error
+}
+
+func newReader(store Store, opts *Options) *reader {
+	return &reader{store: store, opts: opts}
+}
+
+// fileRun is the state of reading one file.
+type fileRun struct {
+	r       *reader
+	j       job
+	out     chan<- batchMsg
+	src     cortex.Source
+	format  transcript.Format
+	stats   fileStats
+	batch   cortex.ImportBatch
+	bytes   int64        // file bytes not yet reported in a batch
+	raw     int          // raw bytes in the current batch
+	pending []chan error // commit outcomes of batches in flight, oldest first
+	// occurrences numbers identical records without an id.
+	occ      map[string]int64
+	resuming bool
+	codex    *transcript.CodexParser
+	prefix   []byte // the first prefixBytes of the file
+	prefixOn bool   // collecting prefix (the read started inside it)
+	tail     []byte // the last anchorBytes before the offset
+	failed   error
+}
+
+// file reads one file and sends its batches to the writer.
+func (r *reader) file(ctx context.Context, j job, out chan<- batchMsg) {
+	fr := &fileRun{r: r, j: j, out: out, occ: map[string]int64{}}
+	fr.stats.skipped = map[string]int64{}
+	fr.src = cortex.Source{ID: j.prev.ID, Path: j.c.path}
+	if err := fr.run(ctx); err != nil && fr.failed == nil {
+		fr.failed = err
+	}
+	fr.finish(ctx)
+}
+
+func (fr *fileRun) run(ctx context.Context) error {
+	f, err := os.Open(fr.j.c.path)
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	defer f.Close()
+	size, mtime, err := statNS(f)
+	if err != nil {
+		return err
+	}
+	fr.src.Size, fr.src.ModTimeNS = size, mtime
+	if size == 0 {
+		fr.stats.outcome = "empty"
+		fr.src.Kind = string(fr.j.c.format)
+		if fr.src.Kind == "" {
+			fr.src.Kind = KindEmpty
+		}
+		fr.src.Tool = toolOf(fr.j.c.format)
+		fr.src.Complete = true
+		fr.batch.Reset = true
+		return nil
+	}
+	head := make([]byte, min(size, prefixBytes))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	format := fr.j.c.format
+	if fr.j.has && fr.j.prev.Kind != KindUnsupported && fr.j.prev.Kind != KindEmpty && fr.j.prev.Kind != "" {
+		format = transcript.Format(fr.j.prev.Kind)
+	}
+	if format == "" {
+		format, err = transcript.Sniff(head)
+		if err != nil {
+			fr.stats.outcome = "unsupported"
+			fr.src.Kind = KindUnsupported
+			fr.src.Complete = true
+			fr.src.LastError = describeUnsupported(head)
+			if fr.j.c.explicit {
+				fr.stats.err = fr.src.LastError
+			}
+			return nil
+		}
+	}
+	fr.format = format
+	fr.src.Kind = string(format)
+	fr.src.Tool = format.Tool()
+	fr.batch.Hostname = fr.r.opts.Hostname
+	fr.batch.SourceTag = "transcript://" + string(format)
+	ctxFile := transcript.ContextFromPath(fr.j.c.path, format)
+	ctxFile.ModTime = time.Unix(0, mtime)
+	if ctxFile.SessionID == "" || format == transcript.FormatClaude && !looksLikeID(ctxFile.SessionID) {
+		if s := transcript.SessionFromHead(head, format); s != "" && ctxFile.AgentID == "" {
+			ctxFile.SessionID = s
+		}
+	}
+	if ctxFile.AgentID != "" {
+		ctxFile.AgentType = readAgentType(fr.j.c.path)
+	}
+	if format == transcript.FormatGeminiJSON || format == transcript.FormatGeminiJSONL {
+		return fr.readDocument(ctx, f, size, ctxFile)
+	}
+	return fr.readLines(ctx, f, size, head, ctxFile)
+}
+
+// decideStart chooses where to resume: the stored offset when the bytes
+// before it are unchanged, else the start of the file.
+func (fr *fileRun) decideStart(f *os.File, size int64, head []byte) (offset, line int64, state []byte, err error) {
+	p := fr.j.prev
+	if !fr.j.has || fr.r.opts.Force || p.Offset == 0 {
+		fr.stats.outcome = "read"
+		fr.batch.Reset = true
+		return 0, 0, nil, nil
+	}
+	rewritten := false
+	switch {
+	case size < p.Offset:
+		rewritten = true
+	case hashOf(head[:min(int64(len(head)), p.Offset)]) != p.PrefixHash:
+		rewritten = true
+	default:
+		a, err := readAnchor(f, p.Offset)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		rewritten = hashOf(a) != p.AnchorHash
+	}
+	if rewritten {
+		fr.stats.outcome = "rewritten"
+		fr.batch.Reset = true
+		fr.batch.Rewritten = true
+		return 0, 0, nil, nil
+	}
+	fr.stats.outcome = "resumed"
+	fr.resuming = true
+	return p.Offset, p.Line, p.ParserState, nil
+}
+
+func readAnchor(f *os.File, off int64) ([]byte, error) {
+	start := max(0, off-anchorBytes)
+	b := make([]byte, off-start)
+	if _, err := f.ReadAt(b, start); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read checkpoint anchor: %w", err)
+	}
+	return b, nil
+}
+
+func (fr *fileRun) readLines(ctx context.Context, f *os.File, size int64, head []byte, ctxFile transcript.FileContext) error {
+	offset, line, state, err := fr.decideStart(f, size, head)
+	if err != nil {
+		return err
+	}
+	if offset > 0 {
+		a, err := readAnchor(f, offset)
+		if err != nil {
+			return err
+		}
+		fr.tail = append(fr.tail[:0], a...)
+		fr.src.PrefixHash = fr.j.prev.PrefixHash
+		if offset < prefixBytes {
+			fr.prefix = append([]byte(nil), head[:offset]...)
+			fr.prefixOn = true
+		}
+	}
+	var parser transcript.RecordParser
+	if fr.format == transcript.FormatCodex {
+		var st transcript.CodexState
+		if len(state) > 0 {
+			if err := json.Unmarshal(state, &st); err != nil {
+				// Unreadable state: re-read from the start (the ledger dedupes).
+				offset, line, fr.resuming, fr.stats.outcome = 0, 0, false, "read"
+				fr.batch.Reset = true
+				fr.tail = fr.tail[:0]
+			}
+		}
+		fr.codex = transcript.NewCodexParser(ctxFile, st)
+		parser = fr.codex
+	} else {
+		parser = transcript.NewClaudeParser(ctxFile)
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return fmt.Errorf("seek: %w", err)
+	}
+	fr.src.Offset, fr.src.Line = offset, line
+	if offset == 0 {
+		fr.prefix = make([]byte, 0, prefixBytes)
+		fr.prefixOn = true
+		fr.tail = fr.tail[:0]
+	}
+	lr := transcript.NewLineReader(f, offset, line+1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if fr.failed != nil {
+			return fr.failed
+		}
+		l, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if l.TooLong {
+			fr.parseError(l.No, l.Start, fmt.Sprintf("record exceeds %d MiB and was skipped", transcript.MaxRecordBytes>>20), nil)
+			fr.advance(l)
+			continue
+		}
+		results := transcript.ParseLine(parser, l.Data, l.No, l.Complete)
+		if len(results) == 1 && errors.Is(results[0].Err, transcript.ErrTruncated) {
+			// An incomplete trailing record: leave it for the next read.
+			fr.src.PendingBytes = l.End - l.Start
+			fr.stats.pending = true
+			break
+		}
+		for i := range results {
+			if err := fr.result(ctx, &results[i], l.Start); err != nil {
+				return err
+			}
+		}
+		fr.advance(l)
+		if fr.full() {
+			if err := fr.flush(ctx, false); err != nil {
+				return err
+			}
+		}
+	}
+	fr.src.Complete = true
+	return nil
+}
+
+// advance moves the checkpoint past a consumed line and keeps the hashes of
+// the bytes before it current.
+func (fr *fileRun) advance(l transcript.Line) {
+	fr.bytes += l.End - l.Start
+	fr.src.Offset, fr.src.Line = l.End, l.No
+	raw := l.Raw
+	if raw == nil {
+		// A skipped over-long line: its bytes are unknown here, so the
+		// hashes will not match and the next read conservatively starts
+		// over (the ledger keeps that duplicate-free).
+		raw = []byte{0}
+	}
+	if fr.prefixOn && len(fr.prefix) < prefixBytes {
+		fr.prefix = append(fr.prefix, raw[:min(len(raw), prefixBytes-len(fr.prefix))]...)
+	}
+	fr.tail = append(fr.tail, raw...)
+	if len(fr.tail) > 2*anchorBytes {
+		fr.tail = append(fr.tail[:0], fr.tail[len(fr.tail)-anchorBytes:]...)
+	}
+}
+
+func (fr *fileRun) readDocument(ctx context.Context, f *os.File, size int64, ctxFile transcript.FileContext) error {
+	if size > maxDocumentBytes {
+		return fmt.Errorf("chat file is larger than %d MiB", maxDocumentBytes>>20)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("seek: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDocumentBytes+1))
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	// Chat files are rewritten in place: always read whole; unchanged
+	// messages dedupe, changed ones are updated.
+	fr.stats.outcome = "read"
+	fr.batch.Reset = true
+	results, err := transcript.ParseGemini(ctxFile, data)
+	if err != nil {
+		fr.src.LastError = err.Error()
+		fr.stats.err = err.Error()
+		fr.stats.outcome = "failed"
+	}
+	for i := range results {
+		if err := fr.result(ctx, &results[i], 0); err != nil {
+			return err
+		}
+		if fr.full() {
+			fr.src.Offset = 0
+			if err := fr.flush(ctx, false); err != nil {
+				return err
+			}
+		}
+	}
+	fr.bytes = int64(len(data))
+	fr.src.Offset = int64(len(data))
+	fr.src.PrefixHash = hashOf(data[:min(len(data), prefixBytes)])
+	fr.src.AnchorHash = hashOf(data[max(0, len(data)-anchorBytes):])
+	fr.src.Complete = true
+	return nil
+}
+
+// result turns one parse result into a record, a skip, or a parse error.
+func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart int64) error {
+	switch {
+	case res.Err != nil:
+		fr.parseError(res.Line, lineStart, res.Err.Error(), res.Raw)
+		return nil
+	case res.Skip != "":
+		fr.stats.skipped[res.Skip]++
+		if res.Skip == transcript.SkipUnknownType {
+			fr.stats.unknown++
+			fr.unknown(res.Version, res.Type)
+		}
+		return nil
+	}
+	fr.stats.records++
+	if res.Warn != "" {
+		fr.stats.warnings++
+		fr.batch.ParseErrors = append(fr.batch.ParseErrors, cortex.ParseError{
+			Line: res.Line, Offset: lineStart, Error: res.Warn, Preview: fr.preview(res.Raw)})
+	}
+	e := res.Entry
+	if strings.HasPrefix(e.RecordKey, "h:") {
+		n, err := fr.occurrence(ctx, e.RecordKey)
+		if err != nil {
+			return err
+		}
+		e.RecordKey += "#" + strconv.FormatInt(n, 10)
+	}
+	red := fr.r.opts.Redactor
+	raw, _ := red.Bytes(res.Raw)
+	e.Text, _ = red.String(e.Text)
+	sum := sha256.Sum256(raw)
+	enc := fr.r.opts.Codec.Encode(nil, raw)
+	fr.raw += len(enc)
+	fr.batch.Records = append(fr.batch.Records, cortex.ImportRecord{
+		Entry: e, Raw: enc, ContentHash: hex.EncodeToString(sum[:12]), Line: res.Line, Meta: e.MetadataJSON()})
+	return nil
+}
+
+// occurrence numbers records without an id that share the same content, so
+// identical lines stay distinct records while a re-read maps each to the
+// same key again.
+func (fr *fileRun) occurrence(ctx context.Context, key string) (int64, error) {
+	n, ok := fr.occ[key]
+	if !ok && fr.resuming && fr.j.prev.ID != 0 {
+		var err error
+		n, err = fr.r.store.CountKeys(ctx, fr.j.prev.ID, key+"#")
+		if err != nil {
+			return 0, err
+		}
+	}
+	n++
+	fr.occ[key] = n
+	return n, nil
+}
+
+func (fr *fileRun) unknown(version, typ string) {
+	for i := range fr.batch.Unknown {
+		u := &fr.batch.Unknown[i]
+		if u.Version == version && u.Type == typ {
+			u.Count++
+			return
+		}
+	}
+	fr.batch.Unknown = append(fr.batch.Unknown, cortex.UnknownType{Version: version, Type: typ, Count: 1})
+}
+
+func (fr *fileRun) parseError(line, offset int64, msg string, raw []byte) {
+	fr.stats.parseErrors++
+	fr.batch.ParseErrors = append(fr.batch.ParseErrors, cortex.ParseError{
+		Line: line, Offset: offset, Error: msg, Preview: fr.preview(raw)})
+}
+
+// preview is a bounded, redacted, printable excerpt of a bad record.
+func (fr *fileRun) preview(raw []byte) string {
+	if len(raw) > previewBytes*4 {
+		raw = raw[:previewBytes*4]
+	}
+	s, _ := fr.r.opts.Redactor.String(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > previewBytes {
+		s = s[:previewBytes]
+		s = strings.ToValidUTF8(s, "")
+	}
+	return s
+}
+
+func (fr *fileRun) full() bool {
+	return len(fr.batch.Records) >= fr.r.opts.BatchRecords || fr.raw >= fr.r.opts.BatchBytes ||
+		len(fr.batch.ParseErrors) >= fr.r.opts.BatchRecords
+}
+
+// maxInFlight bounds the batches of one file awaiting commit, so the writer
+// can group several into one transaction while memory stays bounded.
+const maxInFlight = 4
+
+// flush sends the current batch with the checkpoint as of now. A failed
+// commit of an earlier batch stops the file.
+func (fr *fileRun) flush(ctx context.Context, last bool) error {
+	for len(fr.pending) >= maxInFlight {
+		if err := fr.waitOne(); err != nil {
+			return err
+		}
+	}
+	if fr.failed != nil {
+		return fr.failed
+	}
+	b := fr.batch
+	b.Source = fr.src
+	if fr.codex != nil {
+		if st, err := json.Marshal(fr.codex.State()); err == nil {
+			b.Source.ParserState = st
+		}
+	}
+	if fr.format != transcript.FormatGeminiJSON && fr.format != transcript.FormatGeminiJSONL {
+		if b.Source.Offset > 0 && len(fr.prefix) > 0 {
+			b.Source.PrefixHash = hashOf(fr.prefix[:min(int64(len(fr.prefix)), b.Source.Offset)])
+		}
+		t := fr.tail
+		if len(t) > anchorBytes {
+			t = t[len(t)-anchorBytes:]
+		}
+		if b.Source.Offset > 0 {
+			b.Source.AnchorHash = hashOf(t)
+		}
+	}
+	if !last {
+		b.Source.Complete = false
+	}
+	if b.Source.Complete {
+		// The next scan skips the file while size and mtime stay as seen.
+		b.Source.Size = b.Source.Offset + b.Source.PendingBytes
+		if fr.format == transcript.FormatGeminiJSON || fr.format == transcript.FormatGeminiJSONL || fr.stats.outcome == "unsupported" || fr.stats.outcome == "empty" {
+			b.Source.Size = fr.src.Size
+		}
+	}
+	done := make(chan error, 1)
+	msg := batchMsg{b: b, done: done, last: last, bytes: fr.bytes}
+	if last {
+		msg.stats = fr.stats
+	}
+	select {
+	case fr.out <- msg:
+	case <-ctx.Done():
+		if last {
+			// The writer must still account for the file.
+			fr.out <- msg
+		} else {
+			return ctx.Err()
+		}
+	}
+	fr.pending = append(fr.pending, done)
+	fr.bytes = 0
+	fr.raw = 0
+	fr.batch = cortex.ImportBatch{Hostname: fr.batch.Hostname, SourceTag: fr.batch.SourceTag}
+	return nil
+}
+
+// waitOne waits for the oldest batch in flight to commit.
+func (fr *fileRun) waitOne() error {
+	err := <-fr.pending[0]
+	fr.pending = fr.pending[1:]
+	if err != nil && fr.failed == nil {
+		fr.failed = err
+	}
+	return err
+}
+
+// wait waits for every batch in flight and returns the first failure.
+func (fr *fileRun) wait() error {
+	for len(fr.pending) > 0 {
+		_ = fr.waitOne()
+	}
+	return fr.failed
+}
+
+// finish sends the file's last batch (which carries its final checkpoint and
+// counters), or reports a failure.
+func (fr *fileRun) finish(ctx context.Context) {
+	if fr.failed != nil {
+		if errors.Is(fr.failed, context.Canceled) || ctx.Err() != nil {
+			fr.stats.err = "canceled"
+		} else if fr.stats.err == "" {
+			fr.stats.err = fr.failed.Error()
+		}
+		fr.stats.outcome = "failed"
+		_ = fr.wait()
+		fr.out <- batchMsg{early: cortex.Errorf(cortex.CodeUnavailable, "%s", fr.stats.err), stats: fr.stats,
+			b: cortex.ImportBatch{Source: fr.src}}
+		return
+	}
+	if err := fr.flush(ctx, true); err != nil {
+		fr.failed = err
+		fr.stats.outcome = "failed"
+		fr.stats.err = err.Error()
+		fr.out <- batchMsg{early: cortex.Errorf(cortex.CodeUnavailable, "%s", fr.stats.err), stats: fr.stats}
+		return
+	}
+	_ = fr.wait()
+}
+
+func hashOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:16])
+}
+
+func toolOf(f transcript.Format) cortex.Tool {
+	if f == "" {
+		return ""
+	}
+	return f.Tool()
+}
+
+func looksLikeID(s string) bool {
+	return len(s) >= 8 && !strings.ContainsAny(s, " /") && s != "full" && s != "raw_transcript"
+}
+
+// readAgentType reads a subagent's sidecar <file>.meta.json.
+func readAgentType(path string) string {
+	meta := strings.TrimSuffix(path, ".jsonl") + ".meta.json"
+	b, err := os.ReadFile(meta)
+	if err != nil || len(b) > 1<<20 {
+		return ""
+	}
+	var m struct {
+		AgentType string `json:"agentType"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return m.AgentType
+}
+
+// describeUnsupported says why a file is not a transcript.
+func describeUnsupported(head []byte) string {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	switch {
+	case bytes.IndexByte(head, 0) >= 0:
+		return "not a transcript: binary content"
+	case len(t) == 0:
+		return "not a transcript: only whitespace"
+	case t[0] != '{':
+		return "not a transcript: content is not JSON"
+	}
+	return "not a transcript: JSON of no supported agent format"
+}

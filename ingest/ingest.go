@@ -1,0 +1,147 @@
+// Package ingest reads transcript files into the store: discovery of the
+// agents' folders, per-file checkpoints (append resume, rewrite detection,
+// stat-only skip of unchanged files), parsing on worker goroutines and one
+// writer that commits each batch together with its checkpoint.
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/rawcodec"
+	"github.com/cortexhq/cortex/redact"
+)
+
+// Store is what ingest needs from the database.
+type Store interface {
+	Sources(ctx context.Context) (map[string]cortex.Source, error)
+	CountKeys(ctx context.Context, sourceID int64, prefix string) (int64, error)
+	ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error)
+}
+
+// Options configures Index.
+type Options struct {
+	// Paths are files or folders to index; empty means the default roots
+	// under Home.
+	Paths []string
+	Home  string
+	// Since skips files not modified since this time (zero: no limit).
+	Since time.Time
+	// Force re-reads every file from its start (rows are still never
+	// duplicated: the import ledger dedupes).
+	Force    bool
+	Hostname string
+	// Workers parse files concurrently (default: number of CPUs).
+	Workers int
+	// BatchRecords and BatchBytes bound one write transaction.
+	BatchRecords int
+	BatchBytes   int
+	// Progress, when set, is called after every committed batch.
+	Progress func(Progress)
+	Logger   *slog.Logger
+	Redactor *redact.Redactor
+	Codec    *rawcodec.Codec
+	Now      func() time.Time
+}
+
+// Progress is a running total reported while indexing.
+type Progress struct {
+	FilesDone, FilesTotal int
+	BytesDone, BytesTotal int64
+	Inserted              int64
+}
+
+// FileError is a file that could not be (fully) indexed.
+type FileError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// Summary reports what an Index run did.
+type Summary struct {
+	Roots []string `json:"roots"`
+	// Missing lists explicit paths that do not exist.
+	Missing []string `json:"missing,omitempty"`
+	// FilesSeen counts candidate files found.
+	FilesSeen int `json:"files_seen"`
+	// FilesUnchanged were skipped after a stat (unchanged since last read).
+	FilesUnchanged int `json:"files_unchanged"`
+	// FilesOlder were skipped by --since.
+	FilesOlder int `json:"files_older"`
+	// FilesRead were read from the start; FilesResumed from a checkpoint.
+	FilesRead    int `json:"files_read"`
+	FilesResumed int `json:"files_resumed"`
+	// FilesRewritten were found rewritten or truncated and re-read.
+	FilesRewritten int `json:"files_rewritten"`
+	// FilesUnsupported are not transcripts of a supported agent.
+	FilesUnsupported int `json:"files_unsupported"`
+	FilesEmpty       int `json:"files_empty"`
+	FilesFailed      int `json:"files_failed"`
+	Symlinks         int `json:"symlinks_skipped"`
+	// Records counts records parsed; Inserted/Updated/Duplicates what the
+	// store did with them; Skipped records understood but not stored, by
+	// reason.
+	Records      int64            `json:"records"`
+	Inserted     int64            `json:"rows_inserted"`
+	Updated      int64            `json:"rows_updated"`
+	Duplicates   int64            `json:"duplicates_skipped"`
+	Skipped      map[string]int64 `json:"records_skipped"`
+	ParseErrors  int64            `json:"parse_errors"`
+	Warnings     int64            `json:"warnings"`
+	UnknownTypes int64            `json:"unknown_types"`
+	// PendingFiles end with an incomplete record left for the next read.
+	PendingFiles int         `json:"pending_partial_records"`
+	BytesRead    int64       `json:"bytes_read"`
+	Elapsed      Duration    `json:"elapsed"`
+	RecordsPerS  float64     `json:"records_per_sec"`
+	MBPerS       float64     `json:"mb_per_sec"`
+	Errors       []FileError `json:"errors,omitempty"`
+	Canceled     bool        `json:"canceled,omitempty"`
+}
+
+// Duration marshals as seconds with millisecond precision.
+type Duration time.Duration
+
+// MarshalJSON implements json.Marshaler.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(formatSeconds(time.Duration(d))), nil
+}
+
+func formatSeconds(d time.Duration) string {
+	return trimFloat(d.Seconds())
+}
+
+func (o *Options) defaults() error {
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.BatchRecords <= 0 {
+		o.BatchRecords = 2000
+	}
+	if o.BatchBytes <= 0 {
+		o.BatchBytes = 8 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Redactor == nil {
+		o.Redactor = redact.New()
+	}
+	if o.Codec == nil {
+		c, err := rawcodec.New()
+		if err != nil {
+			return err
+		}
+		o.Codec = c
+	}
+	if o.Hostname == "" {
+		o.Hostname = "localhost"
+	}
+	return nil
+}

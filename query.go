@@ -1,0 +1,128 @@
+package cortex
+
+import "time"
+
+// SearchParams are the inputs of a full-text search.
+type SearchParams struct {
+	// Query is user text: words, "quoted phrases", word* prefixes and OR.
+	// It is never passed to FTS5 verbatim.
+	Query   string
+	Tool    Tool
+	Project string
+	Session string
+	Role    Role
+	Since   time.Time
+	Until   time.Time
+	Limit   int
+	// Rank orders by relevance (bm25) instead of newest first.
+	Rank bool
+}
+
+// SearchHit is one matching row.
+type SearchHit struct {
+	ID             int64    `json:"id"`
+	Timestamp      string   `json:"timestamp"`
+	Tool           Tool     `json:"ai_tool,omitempty"`
+	Project        string   `json:"ai_project,omitempty"`
+	SessionID      string   `json:"ai_session_id,omitempty"`
+	Role           Role     `json:"role,omitempty"`
+	Kind           string   `json:"kind,omitempty"`
+	ToolName       string   `json:"tool_name,omitempty"`
+	Hostname       string   `json:"hostname"`
+	Severity       Severity `json:"severity"`
+	IsError        bool     `json:"is_error,omitempty"`
+	TranscriptPath string   `json:"ai_transcript_path,omitempty"`
+	Line           int64    `json:"line,omitempty"`
+	Snippet        string   `json:"snippet"`
+}
+
+// SearchResult is the answer to a search.
+type SearchResult struct {
+	Query          string      `json:"query"`
+	FTSQuery       string      `json:"fts_query"`
+	Hits           []SearchHit `json:"hits"`
+	Total          int         `json:"total"`
+	Truncated      bool        `json:"truncated"`
+	LimitClampedTo int         `json:"limit_clamped_to,omitempty"`
+}
+
+// SessionParams filter the session list.
+type SessionParams struct {
+	Tool    Tool
+	Project string
+	Host    string
+	Since   time.Time
+	Until   time.Time
+	Limit   int
+}
+
+// Session is one agent session with its row counts.
+type Session struct {
+	Tool           Tool   `json:"ai_tool"`
+	SessionID      string `json:"ai_session_id"`
+	Hostname       string `json:"hostname"`
+	Project        string `json:"ai_project,omitempty"`
+	FirstSeen      string `json:"first_seen"`
+	LastSeen       string `json:"last_seen"`
+	Rows           int64  `json:"rows"`
+	UserRows       int64  `json:"user_rows"`
+	AssistantRows  int64  `json:"assistant_rows"`
+	ToolCalls      int64  `json:"tool_calls"`
+	ErrorRows      int64  `json:"error_rows"`
+	SubagentRows   int64  `json:"subagent_rows"`
+	ToolVersion    string `json:"tool_version,omitempty"`
+	TranscriptPath string `json:"ai_transcript_path,omitempty"`
+}
+
+// SessionList is the answer to a session listing.
+type SessionList struct {
+	Sessions       []Session `json:"sessions"`
+	Total          int       `json:"total"`
+	Truncated      bool      `json:"truncated"`
+	LimitClampedTo int       `json:"limit_clamped_to,omitempty"`
+}
+
+// Status describes the store.
+type Status struct {
+	DBPath        string                      `json:"db_path"`
+	DBBytes       int64                       `json:"db_bytes"`
+	WALBytes      int64                       `json:"wal_bytes"`
+	SchemaVersion int                         `json:"schema_version"`
+	Rows          int64                       `json:"rows"`
+	RowsByTool    map[string]int64            `json:"rows_by_tool"`
+	RowsByRole    map[string]map[string]int64 `json:"rows_by_tool_and_role"`
+	Sessions      int64                       `json:"sessions"`
+	Sources       SourceStatus                `json:"sources"`
+	ParseErrors   int64                       `json:"parse_errors"`
+	RecentErrors  []SourceError               `json:"recent_parse_errors"`
+	UnknownTypes  []UnknownTypeCount          `json:"unknown_types"`
+	LastIndexedAt string                      `json:"last_indexed_at,omitempty"`
+	Oldest        string                      `json:"oldest_row,omitempty"`
+	Newest        string                      `json:"newest_row,omitempty"`
+}
+
+// SourceStatus counts transcript files by kind.
+type SourceStatus struct {
+	Files      int64            `json:"files"`
+	ByKind     map[string]int64 `json:"by_kind"`
+	Pending    int64            `json:"files_with_incomplete_last_record"`
+	WithErrors int64            `json:"files_with_errors"`
+	Rewrites   int64            `json:"rewrites_detected"`
+}
+
+// SourceError is a stored parse error.
+type SourceError struct {
+	Path    string `json:"path"`
+	Line    int64  `json:"line"`
+	Error   string `json:"error"`
+	Preview string `json:"preview"`
+	SeenAt  string `json:"seen_at"`
+}
+
+// UnknownTypeCount counts records of a type Cortex does not understand.
+type UnknownTypeCount struct {
+	Tool    Tool   `json:"ai_tool"`
+	Version string `json:"tool_version"`
+	Type    string `json:"record_type"`
+	Count   int64  `json:"count"`
+}

@@ -1,0 +1,451 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+)
+
+// rules lists the built-in rules. Anchors of a fold rule are lower case.
+func rules() []rule {
+	return []rule{
+		{name: "aws-access-key-id",
+			anchors: []string{"AKIA", "ASIA", "AGPA", "AROA", "AIDA", "ANPA", "ANVA", "AIPA"},
+			match:   token{tail: isUpperDigit, min: 16, max: 16}.match},
+		{name: "github-token",
+			anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+			match:   token{tail: isAlnum, min: 36, max: 255}.match},
+		{name: "github-fine-grained-pat",
+			anchors: []string{"github_pat_"},
+			match:   token{tail: isWord, min: 22, max: 255}.match},
+		{name: "anthropic-api-key",
+			anchors: []string{"sk-ant-"},
+			match:   token{tail: isBase64URL, min: 20, max: 512}.match},
+		// Generic sk- keys (OpenAI sk-..., sk-proj-...). The tail must contain a
+		// digit so that long hyphenated words such as sk-learn-... survive.
+		{name: "openai-api-key",
+			anchors: []string{"sk-"},
+			match:   token{tail: isBase64URL, min: 20, max: 512, digit: true}.match},
+		{name: "google-api-key",
+			anchors: []string{"AIza"},
+			match:   token{tail: isBase64URL, min: 35, max: 35}.match},
+		{name: "slack-token",
+			anchors: []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"},
+			match:   token{tail: isAlnumDash, min: 10, max: 255}.match},
+		{name: "gitlab-pat",
+			anchors: []string{"glpat-"},
+			match:   token{tail: isBase64URL, min: 20, max: 255}.match},
+		{name: "stripe-secret-key",
+			anchors: []string{"sk_live_", "rk_live_"},
+			match:   token{tail: isAlnum, min: 16, max: 255}.match},
+		{name: "npm-token",
+			anchors: []string{"npm_"},
+			match:   token{tail: isAlnum, min: 36, max: 36}.match},
+		{name: "jwt",
+			anchors: []string{"eyJ"},
+			match:   matchJWT},
+		{name: "bearer-token", fold: true,
+			anchors: []string{"bearer"},
+			match:   matchBearer},
+		{name: "basic-auth", fold: true,
+			anchors: []string{"authorization"},
+			match:   matchBasicAuth},
+		// A key ends with one of these words; anything may precede it, so
+		// DATABASE_PASSWORD, client_secret and refresh_token all match.
+		{name: "credential-assignment", fold: true,
+			anchors: []string{
+				"password", "passwd", "pwd", "secret", "token",
+				"apikey", "api_key", "api-key",
+				"secret_key", "secretkey", "secret-key", "secret_access_key",
+				"private_key", "privatekey", "private-key",
+			},
+			match: matchAssignment},
+		{name: "url-password",
+			anchors: []string{"://"},
+			match:   matchURLPassword},
+		{name: "private-key-block",
+			anchors: []string{"-----BEGIN"},
+			match:   matchPrivateKey},
+	}
+}
+
+// Length limits that keep matching linear on hostile input.
+const (
+	maxJWTSegment = 8192
+	maxHeaderCred = 4096  // bearer and basic credentials
+	maxURLPart    = 512   // user:password@host in a URL
+	maxKeyBlock   = 32768 // distance from BEGIN to END of a private key
+)
+
+// minValue is the shortest assignment value that is redacted: password=ab
+// is left alone, password=abc is not.
+const minValue = 3
+
+// Byte classes. None of them contains '"' or '\\', which keeps every
+// match that is built from them inside one JSON string.
+
+func isUpperDigit(c byte) bool { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool      { return isUpperDigit(c) || 'a' <= c && c <= 'z' }
+func isWord(c byte) bool       { return isAlnum(c) || c == '_' }
+func isAlnumDash(c byte) bool  { return isAlnum(c) || c == '-' }
+func isBase64URL(c byte) bool  { return isWord(c) || c == '-' }
+func isBase64(c byte) bool     { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
+func isUpperSpace(c byte) bool { return 'A' <= c && c <= 'Z' || c == ' ' }
+
+// isBearerCred is RFC 6750 b64token.
+func isBearerCred(c byte) bool { return isBase64URL(c) || strings.IndexByte("._~+/=", c) >= 0 }
+
+// isUserinfo is RFC 3986 userinfo plus '@' for unencoded passwords such as
+// p@ss.
+func isUserinfo(c byte) bool { return isAlnum(c) || strings.IndexByte("._~%!$&()*+,;=:@-", c) >= 0 }
+
+// isUnquoted is a byte of an unquoted assignment value: anything but
+// whitespace, controls, quotes, backslashes and , ; } & ( ) [.
+func isUnquoted(c byte) bool {
+	return c > ' ' && c != 0x7f && strings.IndexByte("\"'`\\,;}&()[", c) < 0
+}
+
+// isDoubleQuoted is a byte of a "quoted" value in a JSON string: the value
+// ends at the closing quote or at any escape sequence.
+func isDoubleQuoted(c byte) bool { return c >= ' ' && c != 0x7f && c != '"' && c != '\\' }
+
+func isSingleQuoted(c byte) bool { return isDoubleQuoted(c) && c != '\'' }
+
+// run returns the end of the run of bytes in a class that starts at src[i],
+// looking at no more than limit bytes.
+func run(src []byte, i int, in func(byte) bool, limit int) int {
+	end := min(len(src), i+limit)
+	for i < end && in(src[i]) {
+		i++
+	}
+	return i
+}
+
+// startsEscape reports whether src[i] is a backslash that starts an escape
+// sequence, that is, one not itself escaped by a preceding backslash.
+func startsEscape(src []byte, i int) bool {
+	n := 0
+	for i >= 0 && src[i] == '\\' {
+		n++
+		i--
+	}
+	return n%2 == 1
+}
+
+// afterEscape reports whether src[:i] ends with an escape sequence such as
+// \n or \u00e9. In raw JSON "\nAKIA..." the key starts a line even though
+// the byte before it is the letter n.
+func afterEscape(src []byte, i int) bool {
+	return i >= 2 && startsEscape(src, i-2) ||
+		i >= 6 && src[i-5] == 'u' && startsEscape(src, i-6)
+}
+
+// boundaryBefore reports whether a token may start at src[i]: it must not
+// continue a word.
+func boundaryBefore(src []byte, i int) bool {
+	return i == 0 || !isWord(src[i-1]) || afterEscape(src, i)
+}
+
+func hasDigit(b []byte) bool {
+	for _, c := range b {
+		if '0' <= c && c <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && bytes.EqualFold(b[:len(prefix)], []byte(prefix))
+}
+
+func skipSpaces(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// quoteAt returns the quote that starts at src[i]: `"`, `\"`, `'` or "".
+func quoteAt(src []byte, i int) string {
+	switch {
+	case i >= len(src):
+	case src[i] == '"', src[i] == '\'':
+		return string(src[i])
+	case src[i] == '\\' && i+1 < len(src) && src[i+1] == '"':
+		return `\"`
+	}
+	return ""
+}
+
+// token matches a fixed prefix (the anchor) followed by a tail of min to max
+// bytes from a class, not glued to a surrounding word.
+type token struct {
+	tail     func(byte) bool
+	min, max int
+	digit    bool // the tail must contain a digit
+}
+
+func (t token) match(src []byte, at, end int) (int, int, bool) {
+	if !boundaryBefore(src, at) {
+		return 0, 0, false
+	}
+	e := run(src, end, t.tail, t.max+1)
+	if n := e - end; n < t.min || n > t.max || e < len(src) && isAlnum(src[e]) {
+		return 0, 0, false
+	}
+	if t.digit && !hasDigit(src[end:e]) {
+		return 0, 0, false
+	}
+	return at, e, true
+}
+
+// matchJWT matches three dot-separated base64url segments of at least 10
+// bytes, the first starting with eyJ (base64 of `{"`). Base64 image data
+// contains no dots and is never taken for a JWT.
+func matchJWT(src []byte, at, _ int) (int, int, bool) {
+	if !boundaryBefore(src, at) {
+		return 0, 0, false
+	}
+	e := at
+	for seg := 0; seg < 3; seg++ {
+		if seg > 0 {
+			if e >= len(src) || src[e] != '.' {
+				return 0, 0, false
+			}
+			e++
+		}
+		next := run(src, e, isBase64URL, maxJWTSegment+1)
+		if n := next - e; n < 10 || n > maxJWTSegment {
+			return 0, 0, false
+		}
+		e = next
+	}
+	return at, e, true
+}
+
+// matchBearer matches "Bearer <credential>" and redacts only the
+// credential. Credentials shorter than 20 bytes must contain a digit, so
+// prose such as "Bearer authentication" or "bearer of bad news" is kept.
+func matchBearer(src []byte, at, end int) (int, int, bool) {
+	if !boundaryBefore(src, at) {
+		return 0, 0, false
+	}
+	s := skipSpaces(src, end)
+	if s == end {
+		return 0, 0, false
+	}
+	e := run(src, s, isBearerCred, maxHeaderCred+1)
+	n := e - s
+	if n < 8 || n > maxHeaderCred || n < 20 && !hasDigit(src[s:e]) {
+		return 0, 0, false
+	}
+	return s, e, true
+}
+
+// matchBasicAuth matches "Authorization: Basic <base64>" (also as a JSON or
+// quoted key) and redacts the base64 credentials.
+func matchBasicAuth(src []byte, at, end int) (int, int, bool) {
+	i, _, ok := afterSeparator(src, end)
+	if !ok {
+		return 0, 0, false
+	}
+	i += len(quoteAt(src, i))
+	if !hasPrefixFold(src[i:], "basic") {
+		return 0, 0, false
+	}
+	s := skipSpaces(src, i+len("basic"))
+	e := run(src, s, isBase64, maxHeaderCred+1)
+	if n := e - s; s == i+len("basic") || n < 8 || n > maxHeaderCred {
+		return 0, 0, false
+	}
+	return s, e, true
+}
+
+// afterSeparator parses what follows a key at src[i]: an optional closing
+// quote, spaces, one of ':', '=', ':=' or '=>' and spaces. It returns the
+// index after that and whether the key was closed by a bare '"', which
+// means it is a JSON object key.
+func afterSeparator(src []byte, i int) (next int, jsonKey bool, ok bool) {
+	q := quoteAt(src, i)
+	i = skipSpaces(src, i+len(q))
+	if i >= len(src) {
+		return 0, false, false
+	}
+	switch src[i] {
+	case ':':
+		i++
+		if i < len(src) && src[i] == '=' {
+			i++
+		}
+	case '=':
+		i++
+		if i < len(src) && src[i] == '=' {
+			return 0, false, false // a comparison, not an assignment
+		}
+		if i < len(src) && src[i] == '>' {
+			i++
+		}
+	default:
+		return 0, false, false
+	}
+	return skipSpaces(src, i), q == `"`, true
+}
+
+// matchAssignment matches key=value and key: value for credential keys and
+// redacts the value. It understands plain text (password=x, PASSWORD: x,
+// export API_KEY="x"), JSON ({"password":"x"}) and JSON-escaped text inside a
+// JSON string (\"password\": \"x\", password=x\nnext).
+func matchAssignment(src []byte, at, end int) (int, int, bool) {
+	i, jsonKey, ok := afterSeparator(src, end)
+	if !ok {
+		return 0, 0, false
+	}
+	q := quoteAt(src, i)
+	s := i + len(q)
+	var e int
+	switch {
+	case jsonKey:
+		// {"password": "x"}: only a JSON string value is redacted; numbers,
+		// literals, objects and arrays are left alone (they cannot be
+		// replaced by the unquoted marker).
+		if q != `"` {
+			return 0, 0, false
+		}
+		e = run(src, s, isDoubleQuoted, len(src))
+	case q == `"`:
+		// password="x" in plain text, or {"a":"password=","b":1} where the
+		// quote closes a JSON string. After a closing quote valid JSON has
+		// only whitespace, ',', ':', ']' or '}', so demanding a closing quote
+		// and a first byte other than ':' rules the second case out.
+		e = run(src, s, isUnquoted, len(src))
+		if e >= len(src) || src[e] != '"' || e > s && src[s] == ':' {
+			return 0, 0, false
+		}
+	case q == `\"`:
+		e = run(src, s, isDoubleQuoted, len(src))
+	case q == `'`:
+		e = run(src, s, isSingleQuoted, len(src))
+	default:
+		e = run(src, s, isUnquoted, len(src))
+		if e < len(src) && (src[e] == '(' || src[e] == '[') {
+			return 0, 0, false // code: password = getpass.getpass(), key = os.environ["KEY"]
+		}
+	}
+	if !plausibleSecret(src[s:e], src[at:end]) {
+		return 0, 0, false
+	}
+	return s, e, true
+}
+
+// plausibleSecret rejects assignment values that are evidently not
+// secrets. key is the key word the value is assigned to.
+func plausibleSecret(v, key []byte) bool {
+	if len(v) < minValue || string(v) == Marker {
+		return false
+	}
+	if n := len(v) - len(key); n >= 0 && bytes.EqualFold(v[n:], key) && (n == 0 || v[n-1] == '.' || v[n-1] == '_') {
+		return false // a variable: api_key=api_key, secret: process.env.SESSION_SECRET
+	}
+	switch v[0] {
+	case '$', '{', '<', '[', '/':
+		return false // $VAR, ${VAR}, {{ .Password }}, <your-token>, [PAD], /path/to/key.pem
+	}
+	if len(v) < 8 && isDigits(v) {
+		return false // small numbers such as "token": "4096"
+	}
+	// Literals and type names (token: str, apiKey: string).
+	for _, w := range [...]string{
+		"null", "nil", "none", "undefined", "true", "false",
+		"str", "string", "bytes", "int", "number", "bool", "boolean", "any", "object",
+	} {
+		if bytes.EqualFold(v, []byte(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchURLPassword matches scheme://user:password@host at the "://" and
+// redacts the password. The user may be empty (redis://:pw@host); a password
+// may contain an unencoded '@' (the last '@' ends it).
+func matchURLPassword(src []byte, at, end int) (int, int, bool) {
+	if at == 0 || !isAlnum(src[at-1]) {
+		return 0, 0, false
+	}
+	authority := src[end:run(src, end, isUserinfo, maxURLPart)]
+	host := bytes.LastIndexByte(authority, '@')
+	colon := bytes.IndexByte(authority, ':')
+	if host < 0 || colon < 0 || colon+1 >= host {
+		return 0, 0, false
+	}
+	return end + colon + 1, end + host, true
+}
+
+// matchPrivateKey matches a PEM private key from its BEGIN line to its END
+// line. In raw JSON the line breaks are \n escapes, and the block must not
+// leave the JSON string it starts in. Without an END line (a truncated key)
+// it matches the BEGIN line and the base64 lines that follow.
+func matchPrivateKey(src []byte, at, end int) (int, int, bool) {
+	h := afterPEMLabel(src, end)
+	if h < 0 {
+		return 0, 0, false
+	}
+	window := src[h:min(len(src), h+maxKeyBlock)]
+	if k := bytes.Index(window, []byte("-----END")); k >= 0 && !hasBareQuote(src[h:h+k]) {
+		if e := afterPEMLabel(src, h+k+len("-----END")); e >= 0 {
+			return at, e, true
+		}
+	}
+	return at, pemBody(src, h), true
+}
+
+// afterPEMLabel parses " <LABEL>PRIVATE KEY-----" at src[i] and returns the
+// index after it, or -1.
+func afterPEMLabel(src []byte, i int) int {
+	e := run(src, i, isUpperSpace, 64)
+	label := string(src[i:e])
+	if !strings.HasPrefix(label, " ") || !strings.HasSuffix(label, "PRIVATE KEY") ||
+		!bytes.HasPrefix(src[e:], []byte("-----")) {
+		return -1
+	}
+	return e + len("-----")
+}
+
+// hasBareQuote reports whether b, which starts outside any escape sequence,
+// contains a '"' that is not escaped.
+func hasBareQuote(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return true
+		}
+	}
+	return false
+}
+
+// pemBody returns the end of the base64 lines starting at src[i]; line
+// breaks may be real or escaped (\n, \r, \\n as in doubly encoded JSON).
+func pemBody(src []byte, i int) int {
+	for i < len(src) {
+		switch c := src[i]; {
+		case isBase64(c) || c == '\n' || c == '\r':
+			i++
+		case c == '\\' && i+1 < len(src) && strings.IndexByte(`nr\/`, src[i+1]) >= 0:
+			i += 2
+		default:
+			return i
+		}
+	}
+	return i
+}

@@ -1,0 +1,103 @@
+package cortex
+
+import "time"
+
+// Source is a transcript file's checkpoint: what Cortex has read of it.
+type Source struct {
+	ID   int64
+	Path string
+	// Kind is the file format ("claude", "codex", "gemini-json",
+	// "gemini-jsonl") or "unsupported" for files that are not transcripts.
+	Kind string
+	Tool Tool
+	// Size and ModTimeNS describe the file when it was last read to the end.
+	Size      int64
+	ModTimeNS int64
+	// PrefixHash is the SHA-256 of the first min(Offset, 64 KiB) bytes and
+	// AnchorHash of the 4 KiB before Offset: together they detect a file
+	// rewritten under us.
+	PrefixHash string
+	AnchorHash string
+	// Offset is the byte offset up to which records are stored; Line the
+	// number of lines before it.
+	Offset int64
+	Line   int64
+	// ParserState is the parser's sticky state at Offset (JSON).
+	ParserState []byte
+	// PendingBytes counts bytes of an incomplete trailing record left for
+	// the next read.
+	PendingBytes int64
+	// Complete is set when the file was read to its end.
+	Complete       bool
+	Records        int64
+	Rewrites       int64
+	FirstIndexedAt time.Time
+	LastIndexedAt  time.Time
+	LastError      string
+}
+
+// ImportRecord is one parsed record on its way into the store.
+type ImportRecord struct {
+	Entry Entry
+	// Raw is the redacted original JSON, compressed by the caller.
+	Raw []byte
+	// ContentHash identifies the record's content; a stored record whose
+	// hash changed is updated in place (last write wins).
+	ContentHash string
+	// Line is the record's line (or message index) in the file.
+	Line int64
+	// Meta is Entry.MetadataJSON(), rendered by the caller (off the writer).
+	Meta string
+}
+
+// ParseError is a record Cortex could not use.
+type ParseError struct {
+	Line    int64
+	Offset  int64
+	Error   string
+	Preview string
+}
+
+// UnknownType counts records of a type this version does not understand.
+type UnknownType struct {
+	Version string
+	Type    string
+	Count   int64
+}
+
+// ImportBatch is one write transaction of ingest: records of one file plus
+// the checkpoint to store with them, so that a crash never leaves the
+// checkpoint ahead of (or behind) the stored rows.
+type ImportBatch struct {
+	// Source carries the identity and the checkpoint to store after this
+	// batch (ID may be zero for a new file).
+	Source Source
+	// Reset clears the source's parse errors and unknown-type counts before
+	// this batch: the file is being re-read from the start.
+	Reset bool
+	// Rewritten counts a detected rewrite.
+	Rewritten   bool
+	Records     []ImportRecord
+	ParseErrors []ParseError
+	Unknown     []UnknownType
+	// Hostname, AppName and SourceTag are stored on every row.
+	Hostname  string
+	SourceTag string
+}
+
+// ImportResult reports what a batch did.
+type ImportResult struct {
+	SourceID   int64
+	Inserted   int64
+	Updated    int64
+	Duplicates int64
+}
+
+// RawBytes is the size of the batch's stored raw records.
+func (b *ImportBatch) RawBytes() int {
+	n := 0
+	for i := range b.Records {
+		n += len(b.Records[i].Raw) + len(b.Records[i].Entry.Text)
+	}
+	return n
+}

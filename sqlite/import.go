@@ -1,0 +1,523 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// Import writes one ingest batch in one transaction; see ImportBatches.
+func (db *DB) Import(ctx context.Context, b cortex.ImportBatch) (cortex.ImportResult, error) {
+	res, err := db.ImportBatches(ctx, []cortex.ImportBatch{b})
+	if err != nil {
+		return cortex.ImportResult{}, err
+	}
+	return res[0], nil
+}
+
+// ImportBatches writes several ingest batches (of one or more files) in one
+// transaction: for each batch the import-ledger claims, the new logs rows,
+// rows whose content changed (last write wins), parse errors, unknown-type
+// counts and the source's checkpoint; then the full-text entries of all of
+// them and the session rollups. Either everything commits or nothing does,
+// so a checkpoint never runs ahead of its rows.
+func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error) {
+	var res []cortex.ImportResult
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res = make([]cortex.ImportResult, len(bs))
+		w, err := newImportTx(ctx, tx, db.now())
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for i := range bs {
+			if err := w.batch(&bs[i], &res[i]); err != nil {
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		var ce *cortex.Error
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		path := ""
+		if len(bs) > 0 {
+			path = bs[0].Source.Path
+		}
+		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot store records (%s): %v", path, err)
+	}
+	return res, nil
+}
+
+// ftsIndexed reports whether an entry goes into the full-text index.
+func ftsIndexed(e *cortex.Entry) bool {
+	return e.Text != "" && e.Role != cortex.RoleThinking
+}
+
+type sessionKey struct{ tool, session, host string }
+
+type sessionAgg struct {
+	project, first, last, version, path            string
+	rows, user, assistant, calls, errors, subagent int64
+}
+
+type ftsRow struct {
+	id   int64
+	text string
+}
+
+// importTx is the state of one import transaction.
+type importTx struct {
+	ctx              context.Context // without cancellation: see newImportTx
+	tx               *sql.Tx
+	now              string
+	next             int64
+	stmts            map[string]*sql.Stmt
+	toIndex, unindex []ftsRow
+	sessions         map[sessionKey]*sessionAgg
+	counts           map[[2]string]int64
+}
+
+// Rows per multi-row statement: one statement per row would spend more time
+// in the driver than in SQLite.
+const (
+	claimChunk = 128
+	insertRows = 32
+	ftsChunk   = 128
+)
+
+const logsColumns = `(id, timestamp, hostname, facility, severity, app_name, message, raw,
+	received_at, source, ai_tool, ai_project, ai_session_id, ai_transcript_path, ai_role, ai_kind, ai_tool_name,
+	ai_agent_id, is_error, source_id, source_line, metadata_json)`
+
+func newImportTx(ctx context.Context, tx *sql.Tx, now time.Time) (*importTx, error) {
+	// Statements run without the caller's cancellation: the driver would
+	// start a watcher goroutine per statement. The transaction itself still
+	// rolls back when ctx ends, and callers check ctx between batches.
+	w := &importTx{ctx: context.WithoutCancel(ctx), tx: tx, now: cortex.FormatTime(now), stmts: map[string]*sql.Stmt{},
+		sessions: map[sessionKey]*sessionAgg{}, counts: map[[2]string]int64{}}
+	if err := tx.QueryRowContext(w.ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'logs'), 0),
+		COALESCE((SELECT max(id) FROM logs), 0)) + 1`).Scan(&w.next); err != nil {
+		return nil, fmt.Errorf("next row id: %w", err)
+	}
+	return w, nil
+}
+
+func (w *importTx) close() {
+	for _, s := range w.stmts {
+		s.Close()
+	}
+}
+
+// stmt prepares (once per transaction) a statement built by build for n rows.
+func (w *importTx) stmt(kind string, n int, build func(int) string) (*sql.Stmt, error) {
+	key := kind + ":" + strconv.Itoa(n)
+	if s, ok := w.stmts[key]; ok {
+		return s, nil
+	}
+	s, err := w.tx.PrepareContext(w.ctx, build(n))
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[key] = s
+	return s, nil
+}
+
+func repeatValues(n int, tuple string) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(tuple)
+	}
+	return b.String()
+}
+
+func claimSQL(n int) string {
+	return `INSERT INTO transcript_import_records(source_id, record_key, content_hash, log_id) VALUES ` +
+		repeatValues(n, "(?,?,?,?)") + `
+		ON CONFLICT(source_id, record_key) DO UPDATE SET content_hash = excluded.content_hash
+		WHERE content_hash <> excluded.content_hash
+		RETURNING record_key, log_id`
+}
+
+func insertSQL(n int) string {
+	return `INSERT INTO logs` + logsColumns + ` VALUES ` + repeatValues(n, "(?,?,?,'transcript',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+}
+
+func ftsSQL(n int) string {
+	return `INSERT INTO logs_fts(rowid, message) VALUES ` + repeatValues(n, "(?,?)")
+}
+
+// batch writes one batch's rows, errors, counters and checkpoint.
+func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error {
+	ctx, tx := w.ctx, w.tx
+	src := &b.Source
+	if err := tx.QueryRowContext(ctx, `INSERT INTO transcript_sources(path, kind, ai_tool, first_indexed_at)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, ai_tool = excluded.ai_tool
+		RETURNING id`, src.Path, src.Kind, nullStr(string(src.Tool)), w.now).Scan(&res.SourceID); err != nil {
+		return fmt.Errorf("register source: %w", err)
+	}
+	sid := res.SourceID
+	if b.Reset {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM transcript_parse_errors WHERE source_id = ?", sid); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM transcript_unknown_types WHERE source_id = ?", sid); err != nil {
+			return err
+		}
+	}
+	recs := lastWriteWins(b.Records, res)
+	for i := 0; i < len(recs); i += claimChunk {
+		if err := w.records(b, sid, recs[i:min(i+claimChunk, len(recs))], res); err != nil {
+			return err
+		}
+	}
+	for _, pe := range b.ParseErrors {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_parse_errors(source_id, line_no, byte_offset, error, preview, seen_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(source_id, line_no, error) DO UPDATE SET seen_at = excluded.seen_at, preview = excluded.preview`,
+			sid, pe.Line, pe.Offset, pe.Error, pe.Preview, w.now); err != nil {
+			return fmt.Errorf("record parse error: %w", err)
+		}
+	}
+	for _, u := range b.Unknown {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_unknown_types(source_id, ai_tool, tool_version, record_type, count)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT(source_id, tool_version, record_type) DO UPDATE SET count = count + excluded.count`,
+			sid, string(src.Tool), u.Version, u.Type, u.Count); err != nil {
+			return fmt.Errorf("count unknown types: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE transcript_sources SET
+		size = ?, mtime_ns = ?, prefix_hash = ?, anchor_hash = ?, last_offset = ?, last_line = ?,
+		parser_state = ?, pending_bytes = ?, complete = ?, records = records + ?, rewrites = rewrites + ?,
+		last_indexed_at = ?, last_error = ?
+		WHERE id = ?`,
+		src.Size, src.ModTimeNS, nullStr(src.PrefixHash), nullStr(src.AnchorHash), src.Offset, src.Line,
+		nullBytes(src.ParserState), src.PendingBytes, boolInt(src.Complete), res.Inserted, boolInt(b.Rewritten),
+		w.now, nullStr(src.LastError), sid); err != nil {
+		return fmt.Errorf("store checkpoint: %w", err)
+	}
+	return nil
+}
+
+// lastWriteWins drops records of a batch whose key appears again later in
+// the same batch (the later version is what a fresh read would keep), so
+// keys within one multi-row statement are unique.
+func lastWriteWins(recs []cortex.ImportRecord, res *cortex.ImportResult) []cortex.ImportRecord {
+	last := make(map[string]int, len(recs))
+	for i := range recs {
+		last[recs[i].Entry.RecordKey] = i
+	}
+	if len(last) == len(recs) {
+		return recs
+	}
+	out := make([]cortex.ImportRecord, 0, len(last))
+	for i := range recs {
+		if last[recs[i].Entry.RecordKey] == i {
+			out = append(out, recs[i])
+		} else {
+			res.Duplicates++
+		}
+	}
+	return out
+}
+
+// records claims a chunk of records (unique keys) in the ledger, inserts
+// the new ones and updates the changed ones.
+func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.ImportRecord, res *cortex.ImportResult) error {
+	ctx := w.ctx
+	claim, err := w.stmt("claim", len(recs), claimSQL)
+	if err != nil {
+		return err
+	}
+	// Each record gets a provisional row id; the ledger returns it for
+	// records it inserted and the stored id for records whose content
+	// changed. Duplicates return nothing (their provisional id stays unused:
+	// row ids may have gaps).
+	args := make([]any, 0, 4*len(recs))
+	base := w.next
+	for i := range recs {
+		args = append(args, sid, recs[i].Entry.RecordKey, recs[i].ContentHash, base+int64(i))
+	}
+	w.next += int64(len(recs))
+	rows, err := claim.QueryContext(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("claim records: %w", err)
+	}
+	got := make(map[string]int64, len(recs))
+	for rows.Next() {
+		var key string
+		var id int64
+		if err := rows.Scan(&key, &id); err != nil {
+			rows.Close()
+			return fmt.Errorf("claim records: %w", err)
+		}
+		got[key] = id
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("claim records: %w", err)
+	}
+	var fresh []int
+	for i := range recs {
+		r := &recs[i]
+		id, ok := got[r.Entry.RecordKey]
+		switch {
+		case !ok:
+			res.Duplicates++
+		case id == base+int64(i):
+			fresh = append(fresh, i)
+		default:
+			if err := updateRow(ctx, w.tx, id, r); err != nil {
+				return err
+			}
+			w.unindex = append(w.unindex, ftsRow{id: id})
+			if ftsIndexed(&r.Entry) {
+				w.toIndex = append(w.toIndex, ftsRow{id, r.Entry.Text})
+			}
+			res.Updated++
+		}
+	}
+	for j := 0; j < len(fresh); j += insertRows {
+		part := fresh[j:min(j+insertRows, len(fresh))]
+		ins, err := w.stmt("insert", len(part), insertSQL)
+		if err != nil {
+			return err
+		}
+		args := make([]any, 0, 21*len(part))
+		for _, i := range part {
+			r := &recs[i]
+			e := &r.Entry
+			args = append(args, base+int64(i), cortex.FormatTime(e.Timestamp), b.Hostname, string(e.Severity),
+				string(e.Tool)+"-transcript", e.Text, r.Raw, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
+				nullStr(e.SessionID), b.Source.Path, string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID),
+				boolInt(e.IsError), sid, r.Line, nullStr(r.Meta))
+		}
+		if _, err := ins.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("insert rows: %w", err)
+		}
+	}
+	for _, i := range fresh {
+		w.added(b, base+int64(i), &recs[i].Entry)
+		res.Inserted++
+	}
+	return nil
+}
+
+// added accounts a new row for the full-text index and the rollups.
+func (w *importTx) added(b *cortex.ImportBatch, id int64, e *cortex.Entry) {
+	if ftsIndexed(e) {
+		w.toIndex = append(w.toIndex, ftsRow{id, e.Text})
+	}
+	w.counts[[2]string{string(e.Tool), string(e.Role)}]++
+	if e.SessionID == "" {
+		return
+	}
+	k := sessionKey{string(e.Tool), e.SessionID, b.Hostname}
+	a := w.sessions[k]
+	ts := cortex.FormatTime(e.Timestamp)
+	if a == nil {
+		a = &sessionAgg{first: ts, last: ts}
+		w.sessions[k] = a
+	}
+	a.first, a.last = min(a.first, ts), max(a.last, ts)
+	if e.Project != "" {
+		a.project = e.Project
+	}
+	if e.ToolVersion != "" {
+		a.version = e.ToolVersion
+	}
+	if !e.Sidechain || a.path == "" {
+		a.path = b.Source.Path
+	}
+	a.rows++
+	switch e.Role {
+	case cortex.RoleUser:
+		a.user++
+	case cortex.RoleAssistant:
+		a.assistant++
+	case cortex.RoleToolCall:
+		a.calls++
+	}
+	if e.IsError {
+		a.errors++
+	}
+	if e.Sidechain {
+		a.subagent++
+	}
+}
+
+// finish writes the full-text entries and the rollups. Full-text rows go
+// last, in one run: FTS5 flushes its in-memory terms to a new segment
+// whenever another statement opens a statement savepoint, so interleaving
+// them with the ledger upserts would write one tiny segment per row.
+func (w *importTx) finish() error {
+	ctx, tx := w.ctx, w.tx
+	for _, r := range w.unindex {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM logs_fts WHERE rowid = ?", r.id); err != nil {
+			return fmt.Errorf("unindex changed row: %w", err)
+		}
+	}
+	for i := 0; i < len(w.toIndex); i += ftsChunk {
+		part := w.toIndex[i:min(i+ftsChunk, len(w.toIndex))]
+		st, err := w.stmt("fts", len(part), ftsSQL)
+		if err != nil {
+			return err
+		}
+		args := make([]any, 0, 2*len(part))
+		for _, r := range part {
+			args = append(args, r.id, r.text)
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("index rows: %w", err)
+		}
+	}
+	for k, a := range w.sessions {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ai_sessions(ai_tool, ai_session_id, hostname, ai_project, first_seen, last_seen,
+			rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, tool_version, transcript_path)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(ai_tool, ai_session_id, hostname) DO UPDATE SET
+				ai_project = COALESCE(excluded.ai_project, ai_project),
+				first_seen = min(first_seen, excluded.first_seen),
+				last_seen = max(last_seen, excluded.last_seen),
+				rows = rows + excluded.rows, user_rows = user_rows + excluded.user_rows,
+				assistant_rows = assistant_rows + excluded.assistant_rows, tool_calls = tool_calls + excluded.tool_calls,
+				error_rows = error_rows + excluded.error_rows, subagent_rows = subagent_rows + excluded.subagent_rows,
+				tool_version = COALESCE(excluded.tool_version, tool_version),
+				transcript_path = CASE WHEN excluded.subagent_rows = excluded.rows THEN transcript_path ELSE excluded.transcript_path END`,
+			k.tool, k.session, k.host, nullStr(a.project), a.first, a.last, a.rows, a.user, a.assistant, a.calls,
+			a.errors, a.subagent, nullStr(a.version), a.path); err != nil {
+			return fmt.Errorf("update session rollup: %w", err)
+		}
+	}
+	for k, n := range w.counts {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO log_counts(ai_tool, ai_role, rows) VALUES (?, ?, ?)
+			ON CONFLICT(ai_tool, ai_role) DO UPDATE SET rows = rows + excluded.rows`, k[0], k[1], n); err != nil {
+			return fmt.Errorf("update counts: %w", err)
+		}
+	}
+	return nil
+}
+
+// updateRow replaces a stored row whose record changed (last write wins).
+// The caller re-indexes its text.
+func updateRow(ctx context.Context, tx *sql.Tx, id int64, r *cortex.ImportRecord) error {
+	e := &r.Entry
+	if _, err := tx.ExecContext(ctx, `UPDATE logs SET timestamp = ?, severity = ?, message = ?, raw = ?, ai_project = ?,
+		ai_session_id = ?, ai_role = ?, ai_kind = ?, ai_tool_name = ?, ai_agent_id = ?, is_error = ?, source_line = ?,
+		metadata_json = ? WHERE id = ?`,
+		cortex.FormatTime(e.Timestamp), string(e.Severity), e.Text, r.Raw, nullStr(e.Project), nullStr(e.SessionID),
+		string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID), boolInt(e.IsError), r.Line, nullStr(r.Meta), id); err != nil {
+		return fmt.Errorf("update changed row: %w", err)
+	}
+	return nil
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullBytes(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Source returns the checkpoint stored for path, or ok=false.
+func (db *DB) Source(ctx context.Context, path string) (cortex.Source, bool, error) {
+	row := db.r.QueryRowContext(ctx, `SELECT id, path, kind, COALESCE(ai_tool, ''), size, mtime_ns, COALESCE(prefix_hash, ''),
+		COALESCE(anchor_hash, ''), last_offset, last_line, COALESCE(parser_state, ''), pending_bytes, complete, records, rewrites,
+		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, '')
+		FROM transcript_sources WHERE path = ?`, path)
+	s, err := scanSource(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return cortex.Source{}, false, nil
+	}
+	if err != nil {
+		return cortex.Source{}, false, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read checkpoint of %s", path)
+	}
+	return s, true, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSource(row scanner) (cortex.Source, error) {
+	var s cortex.Source
+	var tool, state, first, last string
+	var complete int
+	err := row.Scan(&s.ID, &s.Path, &s.Kind, &tool, &s.Size, &s.ModTimeNS, &s.PrefixHash, &s.AnchorHash, &s.Offset, &s.Line,
+		&state, &s.PendingBytes, &complete, &s.Records, &s.Rewrites, &first, &last, &s.LastError)
+	if err != nil {
+		return s, err
+	}
+	s.Tool = cortex.Tool(tool)
+	s.Complete = complete == 1
+	if state != "" {
+		s.ParserState = []byte(state)
+	}
+	s.FirstIndexedAt = parseStoredTime(first)
+	s.LastIndexedAt = parseStoredTime(last)
+	return s, nil
+}
+
+// Sources returns every source's checkpoint keyed by path (for the
+// stat-only unchanged-file check of a whole scan).
+func (db *DB) Sources(ctx context.Context) (map[string]cortex.Source, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, path, kind, COALESCE(ai_tool, ''), size, mtime_ns, COALESCE(prefix_hash, ''),
+		COALESCE(anchor_hash, ''), last_offset, last_line, COALESCE(parser_state, ''), pending_bytes, complete, records, rewrites,
+		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, '')
+		FROM transcript_sources`)
+	if err != nil {
+		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read checkpoints")
+	}
+	defer rows.Close()
+	out := map[string]cortex.Source{}
+	for rows.Next() {
+		s, err := scanSource(rows)
+		if err != nil {
+			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read checkpoints")
+		}
+		out[s.Path] = s
+	}
+	return out, rows.Err()
+}
+
+// CountKeys counts ledger keys of a source that start with prefix (used to
+// number repeated identical records when an append resumes).
+func (db *DB) CountKeys(ctx context.Context, sourceID int64, prefix string) (int64, error) {
+	var n int64
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM transcript_import_records
+		WHERE source_id = ? AND record_key >= ? AND record_key < ?`, sourceID, prefix, prefix+"\xff").Scan(&n)
+	if err != nil {
+		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read import ledger")
+	}
+	return n, nil
+}
+
+// MarkSource stores a checkpoint without records (unsupported or empty
+// files, read errors), so unchanged files cost a stat on the next scan.
+func (db *DB) MarkSource(ctx context.Context, s cortex.Source) error {
+	_, err := db.Import(ctx, cortex.ImportBatch{Source: s})
+	return err
+}

@@ -1,0 +1,246 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"strings"
+
+	"github.com/cortexhq/cortex"
+)
+
+// where accumulates SQL conditions and their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(w.conds, " AND ")
+}
+
+// Search runs a full-text search. limit must already be clamped.
+func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchResult, error) {
+	res := cortex.SearchResult{Query: p.Query, Hits: []cortex.SearchHit{}}
+	q, words, err := BuildFTSQuery(p.Query)
+	if err != nil {
+		return res, err
+	}
+	res.FTSQuery = q
+	var w where
+	w.add("logs_fts MATCH ?", q)
+	if p.Tool != "" {
+		w.add("l.ai_tool = ?", string(p.Tool))
+	}
+	if p.Project != "" {
+		w.add("l.ai_project = ?", p.Project)
+	}
+	if p.Session != "" {
+		w.add("l.ai_session_id = ?", p.Session)
+	}
+	if p.Role != "" {
+		w.add("l.ai_role = ?", string(p.Role))
+	}
+	if !p.Since.IsZero() {
+		w.add("l.timestamp >= ?", cortex.FormatTime(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.add("l.timestamp < ?", cortex.FormatTime(p.Until))
+	}
+	order := "l.timestamp DESC, l.id DESC"
+	if p.Rank {
+		order = "f.rank, l.id DESC"
+	}
+	query := `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
+		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
+		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0), l.message
+		FROM logs_fts f JOIN logs l ON l.id = f.rowid
+		WHERE 1=1` + w.sql() + ` ORDER BY ` + order + ` LIMIT ?`
+	rows, err := db.r.QueryContext(ctx, query, append(w.args, p.Limit+1)...)
+	if err != nil {
+		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h cortex.SearchHit
+		var tool, role, sev, msg string
+		var isErr int
+		if err := rows.Scan(&h.ID, &h.Timestamp, &tool, &h.Project, &h.SessionID, &role, &h.Kind, &h.ToolName,
+			&h.Hostname, &sev, &isErr, &h.TranscriptPath, &h.Line, &msg); err != nil {
+			return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed")
+		}
+		if len(res.Hits) == p.Limit {
+			res.Truncated = true
+			break
+		}
+		h.Tool, h.Role, h.Severity, h.IsError = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1
+		h.Snippet = snippet(msg, words, 200)
+		res.Hits = append(res.Hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
+	}
+	res.Total = len(res.Hits)
+	return res, nil
+}
+
+// Sessions lists sessions, most recently active first. limit must already
+// be clamped.
+func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
+	out := cortex.SessionList{Sessions: []cortex.Session{}}
+	var w where
+	if p.Tool != "" {
+		w.add("ai_tool = ?", string(p.Tool))
+	}
+	if p.Project != "" {
+		w.add("ai_project = ?", p.Project)
+	}
+	if p.Host != "" {
+		w.add("hostname = ?", p.Host)
+	}
+	if !p.Since.IsZero() {
+		w.add("last_seen >= ?", cortex.FormatTime(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.add("first_seen < ?", cortex.FormatTime(p.Until))
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
+		rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, '')
+		FROM ai_sessions WHERE 1=1`+w.sql()+` ORDER BY last_seen DESC, ai_session_id LIMIT ?`, append(w.args, p.Limit+1)...)
+	if err != nil {
+		return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s cortex.Session
+		var tool string
+		if err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
+			&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath); err != nil {
+			return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions")
+		}
+		if len(out.Sessions) == p.Limit {
+			out.Truncated = true
+			break
+		}
+		s.Tool = cortex.Tool(tool)
+		out.Sessions = append(out.Sessions, s)
+	}
+	out.Total = len(out.Sessions)
+	return out, rows.Err()
+}
+
+// Status describes the store.
+func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
+	st := cortex.Status{DBPath: db.path, SchemaVersion: SchemaVersion(), RowsByTool: map[string]int64{},
+		RowsByRole: map[string]map[string]int64{}, RecentErrors: []cortex.SourceError{}, UnknownTypes: []cortex.UnknownTypeCount{}}
+	st.Sources.ByKind = map[string]int64{}
+	if fi, err := os.Stat(db.path); err == nil {
+		st.DBBytes = fi.Size()
+	}
+	if fi, err := os.Stat(db.path + "-wal"); err == nil {
+		st.WALBytes = fi.Size()
+	}
+	fail := func(err error) (cortex.Status, error) {
+		return st, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read status: %v", err)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT ai_tool, ai_role, rows FROM log_counts`)
+	if err != nil {
+		return fail(err)
+	}
+	for rows.Next() {
+		var tool, role string
+		var n int64
+		if err := rows.Scan(&tool, &role, &n); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		st.RowsByTool[tool] += n
+		if st.RowsByRole[tool] == nil {
+			st.RowsByRole[tool] = map[string]int64{}
+		}
+		st.RowsByRole[tool][role] = n
+	}
+	rows.Close()
+	for _, n := range st.RowsByTool {
+		st.Rows += n
+	}
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM ai_sessions`).Scan(&st.Sessions); err != nil {
+		return fail(err)
+	}
+	var oldest, newest sql.NullString
+	if err := db.r.QueryRowContext(ctx, `SELECT min(timestamp), max(timestamp) FROM logs`).Scan(&oldest, &newest); err != nil {
+		return fail(err)
+	}
+	st.Oldest, st.Newest = oldest.String, newest.String
+	rows, err = db.r.QueryContext(ctx, `SELECT kind, count(*), sum(pending_bytes > 0), sum(last_error IS NOT NULL), sum(rewrites)
+		FROM transcript_sources GROUP BY kind`)
+	if err != nil {
+		return fail(err)
+	}
+	for rows.Next() {
+		var kind string
+		var n, pending, errs, rewrites int64
+		if err := rows.Scan(&kind, &n, &pending, &errs, &rewrites); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		st.Sources.ByKind[kind] = n
+		st.Sources.Files += n
+		st.Sources.Pending += pending
+		if kind != "unsupported" {
+			st.Sources.WithErrors += errs
+		}
+		st.Sources.Rewrites += rewrites
+	}
+	rows.Close()
+	var last sql.NullString
+	if err := db.r.QueryRowContext(ctx, `SELECT max(last_indexed_at) FROM transcript_sources`).Scan(&last); err != nil {
+		return fail(err)
+	}
+	st.LastIndexedAt = last.String
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM transcript_parse_errors`).Scan(&st.ParseErrors); err != nil {
+		return fail(err)
+	}
+	rows, err = db.r.QueryContext(ctx, `SELECT s.path, e.line_no, e.error, e.preview, e.seen_at
+		FROM transcript_parse_errors e JOIN transcript_sources s ON s.id = e.source_id
+		ORDER BY e.seen_at DESC, e.id DESC LIMIT 10`)
+	if err != nil {
+		return fail(err)
+	}
+	for rows.Next() {
+		var e cortex.SourceError
+		if err := rows.Scan(&e.Path, &e.Line, &e.Error, &e.Preview, &e.SeenAt); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		st.RecentErrors = append(st.RecentErrors, e)
+	}
+	rows.Close()
+	rows, err = db.r.QueryContext(ctx, `SELECT ai_tool, tool_version, record_type, sum(count) FROM transcript_unknown_types
+		GROUP BY ai_tool, tool_version, record_type ORDER BY sum(count) DESC, ai_tool, tool_version, record_type LIMIT 100`)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u cortex.UnknownTypeCount
+		var tool string
+		if err := rows.Scan(&tool, &u.Version, &u.Type, &u.Count); err != nil {
+			return fail(err)
+		}
+		u.Tool = cortex.Tool(tool)
+		st.UnknownTypes = append(st.UnknownTypes, u)
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	return st, nil
+}
