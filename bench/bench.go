@@ -33,6 +33,7 @@ type IngestReport struct {
 	Rows          int64          `json:"rows_inserted"`
 	Seconds       float64        `json:"seconds"`
 	RecordsPerSec float64        `json:"records_per_sec"`
+	RowsPerSec    float64        `json:"rows_per_sec"`
 	MBPerSec      float64        `json:"mb_per_sec"`
 	PeakRSSMB     float64        `json:"peak_rss_mb"`
 	DBBytes       int64          `json:"db_bytes"`
@@ -66,6 +67,7 @@ func RunIngest(ctx context.Context, o IngestOptions) (IngestReport, error) {
 	rep.Rows = sum.Inserted
 	rep.Seconds = el.Seconds()
 	rep.RecordsPerSec = float64(sum.Records) / el.Seconds()
+	rep.RowsPerSec = float64(sum.Inserted) / el.Seconds()
 	rep.MBPerSec = float64(sum.BytesRead) / 1e6 / el.Seconds()
 	rep.PeakRSSMB = PeakRSSMB()
 	if o.Rescan {

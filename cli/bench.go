@@ -113,7 +113,8 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 				return f.IO.WriteJSON(rep)
 			}
 			f.IO.Printf("corpus    %s: %.1f MB, %d files\n", rep.Corpus, float64(rep.CorpusBytes)/1e6, rep.Files)
-			f.IO.Printf("ingest    %d records, %d rows in %.2f s: %.0f records/s, %.1f MB/s\n", rep.Records, rep.Rows, rep.Seconds, rep.RecordsPerSec, rep.MBPerSec)
+			f.IO.Printf("ingest    %d records read, %d rows stored in %.2f s: %.0f records/s, %.0f rows/s, %.1f MB/s\n",
+				rep.Records, rep.Rows, rep.Seconds, rep.RecordsPerSec, rep.RowsPerSec, rep.MBPerSec)
 			f.IO.Printf("memory    peak RSS %.0f MB\n", rep.PeakRSSMB)
 			f.IO.Printf("database  %.1f MB\n", float64(rep.DBBytes)/1e6)
 			f.IO.Printf("re-scan   %d unchanged files in %.3f s\n", rep.RescanFiles, rep.RescanSeconds)

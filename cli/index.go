@@ -139,7 +139,7 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 		o.Printf(", %d failed", s.FilesFailed)
 	}
 	o.Printf("\n")
-	o.Printf("  records: %d parsed, %d rows inserted, %d updated, %d duplicates skipped\n", s.Records, s.Inserted, s.Updated, s.Duplicates)
+	o.Printf("  records: %d read, %d rows inserted, %d updated, %d duplicates skipped\n", s.Records, s.Inserted, s.Updated, s.Duplicates)
 	if len(s.Skipped) > 0 {
 		keys := make([]string, 0, len(s.Skipped))
 		for k := range s.Skipped {
@@ -156,7 +156,7 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 		o.Printf("  problems: %d parse errors, %d warnings, %d records of unknown type, %d files with an incomplete last record (see `cortex status`)\n",
 			s.ParseErrors, s.Warnings, s.UnknownTypes, s.PendingFiles)
 	}
-	o.Printf("  %.1f MB in %s: %.0f records/s, %.1f MB/s\n", float64(s.BytesRead)/1e6, time.Duration(s.Elapsed).Round(time.Millisecond), s.RecordsPerS, s.MBPerS)
+	o.Printf("  %.1f MB in %s: %.0f records/s, %.0f rows/s, %.1f MB/s\n", float64(s.BytesRead)/1e6, time.Duration(s.Elapsed).Round(time.Millisecond), s.RecordsPerS, s.RowsPerS, s.MBPerS)
 	for _, m := range s.Missing {
 		fmt.Fprintf(o.ErrOut, "cortex: warning: %s does not exist\n", Safe(m))
 	}

@@ -88,7 +88,7 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 		} else if errors.Is(err, context.Canceled) {
 			code, msg = cortex.CodeUnavailable, "canceled"
 		} else {
-			f.Logger.Error("command failed", "err", err)
+			f.Logger.Debug("command failed", "err", err)
 			msg = err.Error()
 		}
 	}
@@ -114,7 +114,7 @@ func isUsageError(err error) bool {
 		return true
 	}
 	s := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "unknown command", "required flag"} {
+	for _, p := range []string{"unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "unknown command", "required flag", "bad flag syntax"} {
 		if strings.Contains(s, p) {
 			return true
 		}

@@ -58,8 +58,13 @@ type fileRun struct {
 	occ      map[string]int64
 	resuming bool
 	codex    *transcript.CodexParser
+	claude   *transcript.ClaudeParser
 	prefix   []byte // the first prefixBytes of the file
 	prefixOn bool   // collecting prefix (the read started inside it)
+	// untimed indexes records of the current batch that precede every
+	// timestamp seen so far; they take the next known time.
+	untimed []int
+	mtime   time.Time
 	tail     []byte // the last anchorBytes before the offset
 	failed   error
 }
@@ -86,6 +91,7 @@ func (fr *fileRun) run(ctx context.Context) error {
 		return err
 	}
 	fr.src.Size, fr.src.ModTimeNS = size, mtime
+	fr.mtime = time.Unix(0, mtime).UTC()
 	if size == 0 {
 		fr.stats.outcome = "empty"
 		fr.src.Kind = string(fr.j.c.format)
@@ -199,20 +205,29 @@ func (fr *fileRun) readLines(ctx context.Context, f *os.File, size int64, head [
 		}
 	}
 	var parser transcript.RecordParser
-	if fr.format == transcript.FormatCodex {
-		var st transcript.CodexState
-		if len(state) > 0 {
-			if err := json.Unmarshal(state, &st); err != nil {
-				// Unreadable state: re-read from the start (the ledger dedupes).
-				offset, line, fr.resuming, fr.stats.outcome = 0, 0, false, "read"
-				fr.batch.Reset = true
-				fr.tail = fr.tail[:0]
-			}
+	var codexState transcript.CodexState
+	var claudeState transcript.ClaudeState
+	if len(state) > 0 {
+		var err error
+		if fr.format == transcript.FormatCodex {
+			err = json.Unmarshal(state, &codexState)
+		} else {
+			err = json.Unmarshal(state, &claudeState)
 		}
-		fr.codex = transcript.NewCodexParser(ctxFile, st)
+		if err != nil {
+			// Unreadable state: re-read from the start (the ledger dedupes).
+			offset, line, fr.resuming, fr.stats.outcome = 0, 0, false, "read"
+			codexState, claudeState = transcript.CodexState{}, transcript.ClaudeState{}
+			fr.batch.Reset = true
+			fr.tail = fr.tail[:0]
+		}
+	}
+	if fr.format == transcript.FormatCodex {
+		fr.codex = transcript.NewCodexParser(ctxFile, codexState)
 		parser = fr.codex
 	} else {
-		parser = transcript.NewClaudeParser(ctxFile)
+		fr.claude = transcript.NewClaudeParserAt(ctxFile, claudeState)
+		parser = fr.claude
 	}
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return fmt.Errorf("seek: %w", err)
@@ -361,6 +376,11 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 	sum := sha256.Sum256(raw)
 	enc := fr.r.opts.Codec.Encode(nil, raw)
 	fr.raw += len(enc)
+	if e.Timestamp.IsZero() {
+		fr.untimed = append(fr.untimed, len(fr.batch.Records))
+	} else if !e.TimestampEstimated {
+		fr.settle(e.Timestamp)
+	}
 	fr.batch.Records = append(fr.batch.Records, cortex.ImportRecord{
 		Entry: e, Raw: enc, ContentHash: hex.EncodeToString(sum[:12]), Line: res.Line, Meta: e.MetadataJSON()})
 	return nil
@@ -419,8 +439,21 @@ func (fr *fileRun) preview(raw []byte) string {
 	return s
 }
 
+// settle gives records that preceded every timestamp the time t of the
+// first timestamped record after them.
+func (fr *fileRun) settle(t time.Time) {
+	for _, i := range fr.untimed {
+		fr.batch.Records[i].Entry.Timestamp = t
+	}
+	fr.untimed = fr.untimed[:0]
+}
+
 func (fr *fileRun) full() bool {
-	return len(fr.batch.Records) >= fr.r.opts.BatchRecords || fr.raw >= fr.r.opts.BatchBytes ||
+	n := len(fr.batch.Records)
+	if len(fr.untimed) > 0 && n < 4*fr.r.opts.BatchRecords {
+		return false // wait for a timestamp to settle them
+	}
+	return n >= fr.r.opts.BatchRecords || fr.raw >= fr.r.opts.BatchBytes ||
 		len(fr.batch.ParseErrors) >= fr.r.opts.BatchRecords
 }
 
@@ -439,10 +472,21 @@ func (fr *fileRun) flush(ctx context.Context, last bool) error {
 	if fr.failed != nil {
 		return fr.failed
 	}
+	if len(fr.untimed) > 0 {
+		// No timestamp anywhere after them: the file's modification time.
+		fr.settle(fr.mtime)
+	}
 	b := fr.batch
 	b.Source = fr.src
-	if fr.codex != nil {
-		if st, err := json.Marshal(fr.codex.State()); err == nil {
+	var state any
+	switch {
+	case fr.codex != nil:
+		state = fr.codex.State()
+	case fr.claude != nil:
+		state = fr.claude.State()
+	}
+	if state != nil {
+		if st, err := json.Marshal(state); err == nil {
 			b.Source.ParserState = st
 		}
 	}
@@ -523,14 +567,14 @@ func (fr *fileRun) finish(ctx context.Context) {
 			b: cortex.ImportBatch{Source: fr.src}}
 		return
 	}
+	// The last batch carries the file's counters; the writer accounts for
+	// its outcome, so the worker moves on without waiting for the commit.
 	if err := fr.flush(ctx, true); err != nil {
 		fr.failed = err
 		fr.stats.outcome = "failed"
 		fr.stats.err = err.Error()
 		fr.out <- batchMsg{early: cortex.Errorf(cortex.CodeUnavailable, "%s", fr.stats.err), stats: fr.stats}
-		return
 	}
-	_ = fr.wait()
 }
 
 func hashOf(b []byte) string {

@@ -221,6 +221,7 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 	sum.Elapsed = Duration(opts.Now().Sub(start))
 	if secs := time.Duration(sum.Elapsed).Seconds(); secs > 0 {
 		sum.RecordsPerS = math.Round(float64(sum.Records)/secs*10) / 10
+		sum.RowsPerS = math.Round(float64(sum.Inserted)/secs*10) / 10
 		sum.MBPerS = math.Round(float64(sum.BytesRead)/1e6/secs*100) / 100
 	}
 	if ctx.Err() != nil {
@@ -249,9 +250,11 @@ func (s *Summary) merge(f fileStats) {
 	case "failed":
 		s.FilesFailed++
 	}
+	s.Stored += f.records
 	s.Records += f.records
 	for k, v := range f.skipped {
 		s.Skipped[k] += v
+		s.Records += v
 	}
 	s.ParseErrors += f.parseErrors
 	s.Warnings += f.warnings

@@ -81,10 +81,12 @@ type Summary struct {
 	FilesEmpty       int `json:"files_empty"`
 	FilesFailed      int `json:"files_failed"`
 	Symlinks         int `json:"symlinks_skipped"`
-	// Records counts records parsed; Inserted/Updated/Duplicates what the
-	// store did with them; Skipped records understood but not stored, by
-	// reason.
+	// Records counts every record read (JSON objects, or Gemini messages);
+	// Stored those handed to the store, and Inserted/Updated/Duplicates what
+	// the store did with them; Skipped records understood but deliberately
+	// not stored, by reason.
 	Records      int64            `json:"records"`
+	Stored       int64            `json:"records_stored"`
 	Inserted     int64            `json:"rows_inserted"`
 	Updated      int64            `json:"rows_updated"`
 	Duplicates   int64            `json:"duplicates_skipped"`
@@ -97,6 +99,7 @@ type Summary struct {
 	BytesRead    int64       `json:"bytes_read"`
 	Elapsed      Duration    `json:"elapsed"`
 	RecordsPerS  float64     `json:"records_per_sec"`
+	RowsPerS     float64     `json:"rows_per_sec"`
 	MBPerS       float64     `json:"mb_per_sec"`
 	Errors       []FileError `json:"errors,omitempty"`
 	Canceled     bool        `json:"canceled,omitempty"`

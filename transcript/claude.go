@@ -40,9 +40,47 @@ type ClaudeParser struct {
 	session string // last session id seen in the file
 }
 
+// ClaudeState is the per-file state a Claude parser carries from record to
+// record. Ingest stores it with the file checkpoint so a resumed read
+// produces exactly the entries a full read would (tool results name the
+// tool of their earlier tool_use).
+type ClaudeState struct {
+	SessionID string            `json:"session_id,omitempty"`
+	Version   string            `json:"version,omitempty"`
+	LastTime  time.Time         `json:"last_time,omitempty"`
+	Tools     map[string]string `json:"tools,omitempty"`
+	ToolOrder []string          `json:"tool_order,omitempty"`
+}
+
 // NewClaudeParser returns a parser for one Claude Code transcript file.
 func NewClaudeParser(ctx FileContext) *ClaudeParser {
-	return &ClaudeParser{ctx: ctx, clock: clock{fallback: ctx.ModTime}, tools: newBoundedSet(4096)}
+	return &ClaudeParser{ctx: ctx, tools: newBoundedSet(recentToolIDs)}
+}
+
+// NewClaudeParserAt returns a parser that continues from a saved state.
+func NewClaudeParserAt(ctx FileContext, st ClaudeState) *ClaudeParser {
+	c := NewClaudeParser(ctx)
+	c.session, c.version, c.clock.last = st.SessionID, st.Version, st.LastTime
+	for _, id := range st.ToolOrder {
+		if name, ok := st.Tools[id]; ok {
+			c.tools.put(id, name)
+		}
+	}
+	return c
+}
+
+// State returns the parser's state for checkpointing.
+func (c *ClaudeParser) State() ClaudeState {
+	st := ClaudeState{SessionID: c.session, Version: c.version, LastTime: c.clock.last}
+	order := c.tools.order
+	if len(order) > 0 {
+		st.Tools = make(map[string]string, len(order))
+		st.ToolOrder = append([]string(nil), order...)
+		for _, id := range order {
+			st.Tools[id] = c.tools.m[id]
+		}
+	}
+	return st
 }
 
 // claudeBookkeeping are record types without conversational content.

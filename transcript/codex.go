@@ -28,8 +28,9 @@ type CodexState struct {
 	// twice (response_item and event_msg), keyed by hash with the source
 	// that stored it.
 	Pending []PendingMessage `json:"pending,omitempty"`
-	// Calls maps recent call ids to tool names.
-	Calls map[string]string `json:"calls,omitempty"`
+	// Calls maps recent call ids to tool names; CallOrder is their order.
+	Calls     map[string]string `json:"calls,omitempty"`
+	CallOrder []string          `json:"call_order,omitempty"`
 }
 
 // PendingMessage is a message hash awaiting its twin record.
@@ -51,9 +52,11 @@ type CodexParser struct {
 // NewCodexParser returns a parser for one rollout file. st is the state
 // saved at the checkpoint the read resumes from (zero for a fresh read).
 func NewCodexParser(ctx FileContext, st CodexState) *CodexParser {
-	c := &CodexParser{ctx: ctx, st: st, clock: clock{last: st.LastTime, fallback: ctx.ModTime}, calls: newBoundedSet(2048)}
-	for _, k := range sortedKeys(st.Calls) {
-		c.calls.put(k, st.Calls[k])
+	c := &CodexParser{ctx: ctx, st: st, clock: clock{last: st.LastTime}, calls: newBoundedSet(recentToolIDs)}
+	for _, k := range st.CallOrder {
+		if name, ok := st.Calls[k]; ok {
+			c.calls.put(k, name)
+		}
 	}
 	return c
 }
@@ -62,13 +65,9 @@ func NewCodexParser(ctx FileContext, st CodexState) *CodexParser {
 func (c *CodexParser) State() CodexState {
 	st := c.st
 	st.LastTime = c.clock.last
-	st.Calls = make(map[string]string, 64)
-	// Keep the most recent ids only: outputs arrive shortly after calls.
-	order := c.calls.order
-	if len(order) > 64 {
-		order = order[len(order)-64:]
-	}
-	for _, k := range order {
+	st.Calls = make(map[string]string, len(c.calls.order))
+	st.CallOrder = append([]string(nil), c.calls.order...)
+	for _, k := range c.calls.order {
 		st.Calls[k] = c.calls.m[k]
 	}
 	st.Pending = append([]PendingMessage(nil), c.st.Pending...)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -81,11 +80,12 @@ func contentKey(raw []byte) string {
 	return "h:" + hex.EncodeToString(sum[:16])
 }
 
-// parseTS parses a record timestamp, falling back to the previous record's
-// time when the record has none or an invalid one.
+// clock assigns record timestamps: the record's own, else the previous
+// record's (marked estimated). Before the first timestamped record of a file
+// the time is unknown: at returns the zero time, estimated, and the caller
+// (ingest) fills in the next known time.
 type clock struct {
-	last     time.Time
-	fallback time.Time
+	last time.Time
 }
 
 func (c *clock) at(s string) (t time.Time, estimated bool, warn string) {
@@ -94,15 +94,9 @@ func (c *clock) at(s string) (t time.Time, estimated bool, warn string) {
 			c.last = t
 			return t, false, ""
 		}
-		warn = "invalid timestamp " + strconv.Quote(cutUTF8(s, 64)) + "; using the previous record's time"
+		warn = "invalid timestamp " + strconv.Quote(cutUTF8(s, 64)) + "; using a neighbouring record's time"
 	}
-	if !c.last.IsZero() {
-		return c.last, true, warn
-	}
-	if !c.fallback.IsZero() {
-		return c.fallback.UTC(), true, warn
-	}
-	return time.Unix(0, 0).UTC(), true, warn
+	return c.last, true, warn
 }
 
 // SplitConcatenated splits a line holding several JSON objects written back
@@ -138,14 +132,6 @@ func SplitConcatenated(line []byte) ([][]byte, error) {
 	return parts, nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // putMeta stores non-empty values in a lazily created map.
 func putMeta(m *map[string]string, k, v string) {
@@ -157,6 +143,11 @@ func putMeta(m *map[string]string, k, v string) {
 	}
 	(*m)[k] = v
 }
+
+// recentToolIDs bounds the tool-call ids a parser remembers to name the
+// tool of a later result. Saved parser states keep exactly as many, so a
+// read resumed from a checkpoint and a full read agree.
+const recentToolIDs = 512
 
 // boundedSet remembers up to n recent strings (tool-use ids, prompt hashes).
 type boundedSet struct {
