@@ -148,7 +148,9 @@ func TestDefaultRootsEndToEnd(t *testing.T) {
 		t.Errorf("want 3 sessions, got %+v", sessions.Sessions)
 	}
 	var codexOnly struct {
-		Sessions []struct{ Tool string `json:"ai_tool"` } `json:"sessions"`
+		Sessions []struct {
+			Tool string `json:"ai_tool"`
+		} `json:"sessions"`
 	}
 	e.json(&codexOnly, "sessions", "--tool", "codex", "--json")
 	if len(codexOnly.Sessions) != 1 || codexOnly.Sessions[0].Tool != "codex" {

@@ -65,8 +65,8 @@ type fileRun struct {
 	// timestamp seen so far; they take the next known time.
 	untimed []int
 	mtime   time.Time
-	tail     []byte // the last anchorBytes before the offset
-	failed   error
+	tail    []byte // the last anchorBytes before the offset
+	failed  error
 }
 
 // file reads one file and sends its batches to the writer.

@@ -262,6 +262,14 @@ func (db *DB) migrate(ctx context.Context) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
 		return db.openErr(err)
 	}
+	// A newer binary's schema is left untouched.
+	var newest int
+	if err := db.w.QueryRowContext(ctx, "SELECT COALESCE(max(version), 0) FROM schema_migrations").Scan(&newest); err != nil {
+		return db.openErr(err)
+	}
+	if newest > ms[len(ms)-1].version {
+		return cortex.Errorf(cortex.CodeUnavailable, "database %s has schema version %d, newer than this cortex binary (%d); upgrade cortex", db.path, newest, ms[len(ms)-1].version)
+	}
 	for _, m := range ms {
 		err := db.write(ctx, func(tx *sql.Tx) error {
 			var n int
@@ -281,13 +289,6 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return db.openErr(err)
 		}
-	}
-	var newest int
-	if err := db.w.QueryRowContext(ctx, "SELECT COALESCE(max(version), 0) FROM schema_migrations").Scan(&newest); err != nil {
-		return db.openErr(err)
-	}
-	if newest > ms[len(ms)-1].version {
-		return cortex.Errorf(cortex.CodeUnavailable, "database %s has schema version %d, newer than this cortex binary (%d); upgrade cortex", db.path, newest, ms[len(ms)-1].version)
 	}
 	return nil
 }

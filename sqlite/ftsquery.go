@@ -31,7 +31,10 @@ func BuildFTSQuery(input string) (string, []string, error) {
 	if len(input) > maxQueryBytes {
 		return "", nil, cortex.Errorf(cortex.CodeInvalid, "search query is longer than %d bytes", maxQueryBytes)
 	}
-	terms := parseTerms(input)
+	// FTS5 reads its query up to the first NUL byte: a NUL inside a quoted
+	// term would end the string early ("unterminated string"). Treat it as
+	// a space.
+	terms := parseTerms(strings.ReplaceAll(input, "\x00", " "))
 	var parts []string
 	var words []string
 	for _, t := range terms {
@@ -118,15 +121,15 @@ func hasTokenChar(s string) bool { return strings.IndexFunc(s, isTokenChar) >= 0
 // snippet returns a one-line excerpt of text around the first occurrence of
 // any of words (case-insensitive), at most width bytes.
 func snippet(text string, words []string, width int) string {
-	lower := strings.ToLower(text)
+	lower, offs := lowerOffsets(text)
 	pos := -1
 	for _, w := range words {
-		w = strings.ToLower(strings.TrimSpace(w))
+		w, _ = lowerOffsets(strings.TrimSpace(w))
 		if w == "" {
 			continue
 		}
-		if i := strings.Index(lower, w); i >= 0 && (pos < 0 || i < pos) {
-			pos = i
+		if i := strings.Index(lower, w); i >= 0 && (pos < 0 || offs[i] < pos) {
+			pos = offs[i]
 		}
 	}
 	if pos < 0 {
@@ -151,3 +154,21 @@ func snippet(text string, words []string, width int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// lowerOffsets lower-cases s rune by rune and maps each byte of the result
+// to the offset of the rune of s it came from: lower-casing changes the
+// length of some runes (U+023A "Ⱥ" grows from 2 to 3 bytes, U+212A "K"
+// shrinks from 3 to 1), so offsets in the lower-cased text are not offsets
+// in s.
+func lowerOffsets(s string) (string, []int) {
+	var b strings.Builder
+	b.Grow(len(s))
+	offs := make([]int, 0, len(s))
+	for i, r := range s {
+		b.WriteRune(unicode.ToLower(r))
+		for len(offs) < b.Len() {
+			offs = append(offs, i)
+		}
+	}
+	return b.String(), offs
+}

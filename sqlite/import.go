@@ -282,9 +282,13 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 				return err
 			}
 			w.unindex = append(w.unindex, ftsRow{id: id})
+			// Queued even when empty: it replaces a text queued earlier in
+			// this transaction for the same row (see finish).
+			text := ""
 			if ftsIndexed(&r.Entry) {
-				w.toIndex = append(w.toIndex, ftsRow{id, r.Entry.Text})
+				text = r.Entry.Text
 			}
+			w.toIndex = append(w.toIndex, ftsRow{id, text})
 			res.Updated++
 		}
 	}
@@ -368,8 +372,12 @@ func (w *importTx) finish() error {
 			return fmt.Errorf("unindex changed row: %w", err)
 		}
 	}
-	for i := 0; i < len(w.toIndex); i += ftsChunk {
-		part := w.toIndex[i:min(i+ftsChunk, len(w.toIndex))]
+	toIndex := w.toIndex
+	if len(w.unindex) > 0 {
+		toIndex = lastTexts(toIndex)
+	}
+	for i := 0; i < len(toIndex); i += ftsChunk {
+		part := toIndex[i:min(i+ftsChunk, len(toIndex))]
 		st, err := w.stmt("fts", len(part), ftsSQL)
 		if err != nil {
 			return err
@@ -407,6 +415,25 @@ func (w *importTx) finish() error {
 		}
 	}
 	return nil
+}
+
+// lastTexts keeps the last queued text of each row and drops empty ones. A
+// row added (or changed) earlier in the transaction may change again in a
+// later batch of the same file; a contentless FTS5 table does not replace a
+// rowid on insert, so indexing both texts would leave the old one
+// searchable.
+func lastTexts(rows []ftsRow) []ftsRow {
+	last := make(map[int64]int, len(rows))
+	for i, r := range rows {
+		last[r.id] = i
+	}
+	out := make([]ftsRow, 0, len(last))
+	for i, r := range rows {
+		if last[r.id] == i && r.text != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // updateRow replaces a stored row whose record changed (last write wins).

@@ -166,7 +166,7 @@ func parseGeminiJSONL(ctx FileContext, data []byte) ([]Result, error) {
 func (g *geminiDoc) results() []Result {
 	var p fastjson.Parser
 	out := append([]Result(nil), g.errs...)
-	c := clock{fallback: g.ctx.ModTime}
+	var c clock
 	if g.start != "" {
 		if t, err := cortex.ParseTimestamp(g.start); err == nil {
 			c.last = t
