@@ -140,7 +140,7 @@ func snippet(text string, words []string, width int) string {
 		start--
 	}
 	end := min(len(text), start+width)
-	for end < len(text) && !utf8Start(text[end]) {
+	for end > start && end < len(text) && !utf8Start(text[end]) {
 		end--
 	}
 	out := strings.Join(strings.Fields(text[start:end]), " ")

@@ -1,0 +1,194 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// testNow is the clock of test databases unless a test sets its own.
+var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// openTestDB opens a fresh store in a temp dir with a fixed clock.
+func openTestDB(t testing.TB) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cortex.db")
+	db, err := Open(context.Background(), path, Options{Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+// rawConn opens the database file directly (a second "process"), for
+// assertions and for holding locks. busy_timeout is 0 so that lock
+// conflicts surface at once.
+func rawConn(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	c, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// wantCode fails unless err carries the cortex error code want.
+func wantCode(t testing.TB, err error, want cortex.Code) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want code %s", want)
+	}
+	var ce *cortex.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T) is not a *cortex.Error, want code %s", err, err, want)
+	}
+	if ce.Code != want {
+		t.Fatalf("error %q has code %s, want %s", err, ce.Code, want)
+	}
+}
+
+// rec builds an import record with sensible defaults; key doubles as the
+// content hash unless hash is given.
+func rec(key, hash string, role cortex.Role, text string, ts time.Time) cortex.ImportRecord {
+	if hash == "" {
+		hash = "h-" + key
+	}
+	return cortex.ImportRecord{
+		Entry: cortex.Entry{
+			Tool:      cortex.ToolClaude,
+			Timestamp: ts,
+			Role:      role,
+			Kind:      string(role),
+			Text:      text,
+			SessionID: "sess-1",
+			Project:   "/home/u/proj",
+			RecordKey: key,
+			Severity:  cortex.SevInfo,
+		},
+		Raw:         []byte(`{"k":"` + key + `"}`),
+		ContentHash: hash,
+		Line:        1,
+	}
+}
+
+// batch builds a batch of records for path.
+func batch(path string, recs ...cortex.ImportRecord) cortex.ImportBatch {
+	return cortex.ImportBatch{
+		Source:    cortex.Source{Path: path, Kind: "claude", Tool: cortex.ToolClaude},
+		Records:   recs,
+		Hostname:  "host-a",
+		SourceTag: "transcripts",
+	}
+}
+
+func mustImport(t testing.TB, db *DB, bs ...cortex.ImportBatch) []cortex.ImportResult {
+	t.Helper()
+	res, err := db.ImportBatches(context.Background(), bs)
+	if err != nil {
+		t.Fatalf("ImportBatches: %v", err)
+	}
+	if len(res) != len(bs) {
+		t.Fatalf("ImportBatches returned %d results for %d batches", len(res), len(bs))
+	}
+	return res
+}
+
+// count runs a count(*)-style query through db's own reader pool.
+func count(t testing.TB, db *DB, query string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := db.r.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// ids runs a query returning one integer column.
+func ids(t testing.TB, db *DB, query string, args ...any) []int64 {
+	t.Helper()
+	rows, err := db.r.Query(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ftsMatch returns the rowids whose indexed text contains word, asking the
+// FTS table directly (not through Search).
+func ftsMatch(t testing.TB, db *DB, word string) []int64 {
+	t.Helper()
+	got := ids(t, db, `SELECT rowid FROM logs_fts WHERE logs_fts MATCH ?`, `"`+strings.ReplaceAll(word, `"`, `""`)+`"`)
+	slices.Sort(got)
+	return got
+}
+
+// indexedRows returns the rowids present in the full-text index: a
+// contentless_delete table keeps one docsize row per indexed document.
+func indexedRows(t testing.TB, db *DB) []int64 {
+	t.Helper()
+	return ids(t, db, `SELECT id FROM logs_fts_docsize ORDER BY id`)
+}
+
+// logID returns the logs row id stored in the ledger for (path, key).
+func logID(t testing.TB, db *DB, path, key string) int64 {
+	t.Helper()
+	return count(t, db, `SELECT r.log_id FROM transcript_import_records r JOIN transcript_sources s ON s.id = r.source_id
+		WHERE s.path = ? AND r.record_key = ?`, path, key)
+}
+
+// searchIDs runs Search and returns the hit ids in order.
+func searchIDs(t testing.TB, db *DB, p cortex.SearchParams) []int64 {
+	t.Helper()
+	if p.Limit == 0 {
+		p.Limit = 1000
+	}
+	res, err := db.Search(context.Background(), p)
+	if err != nil {
+		t.Fatalf("Search(%+v): %v", p, err)
+	}
+	out := []int64{}
+	for _, h := range res.Hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
