@@ -34,7 +34,8 @@ func NewCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 		Short: "Full-text search over transcripts (newest first)",
 		Long: `Search stored transcript rows. All words must match; "quoted phrases" match
 exactly; word* matches a prefix; OR between two terms matches either. Other
-punctuation is taken literally, so queries like 'cargo-build' or 'it"s' are safe.`,
+punctuation is taken literally, so queries like 'cargo-build' or 'it"s' are safe.
+A query that starts with "-" goes after "--": cortex search -- --force`,
 		Example: `  cortex search "permission denied"
   cortex search timeout OR "rate limit" --tool codex --since 7d
   cortex search apply_patch --session 019a93b9-f380-7600-98ff-940e6b99603c --json`,

@@ -219,3 +219,57 @@ func (s *cancelingStore) ImportBatches(ctx context.Context, bs []cortex.ImportBa
 	}
 	return res, err
 }
+
+// rejectingStore refuses the batches of one file that hold a given line,
+// as the store does for records that violate a constraint; the file's
+// other batches would be accepted.
+type rejectingStore struct {
+	Store
+	path string
+	line int64
+}
+
+func (s *rejectingStore) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error) {
+	for _, b := range bs {
+		for _, r := range b.Records {
+			if b.Source.Path == s.path && r.Line >= s.line && r.Line < s.line+10 {
+				return nil, cortex.Errorf(cortex.CodeInvalid, "records of %s were rejected", s.path)
+			}
+		}
+	}
+	return s.Store.ImportBatches(ctx, bs)
+}
+
+func TestARejectedFileFailsAloneAndIsReadAgainLater(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"a.jsonl": corpusFile(t, claudeRel),
+		"b.jsonl": corpusFile(t, codexRel),
+		"c.jsonl": corpusFile(t, "claude/claude-code-log/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"),
+	}
+	for name, data := range files {
+		writeFile(t, filepath.Join(dir, name), data)
+	}
+	want := cleanSnapshot(t, files)
+	db, path := openDB(t)
+	bad := filepath.Join(dir, "b.jsonl")
+	sum := index(t, &rejectingStore{Store: db, path: bad, line: 60}, Options{Paths: []string{dir}, BatchRecords: 15})
+	if sum.FilesFailed != 1 || len(sum.Errors) != 1 || sum.Errors[0].Path != bad {
+		t.Fatalf("want only b.jsonl failed, got %d failed, errors %v", sum.FilesFailed, sum.Errors)
+	}
+	raw := rawDB(t, path)
+	// Only records before the rejected batch are stored, and the checkpoint
+	// stays before it.
+	if n := count(t, raw, "SELECT count(*) FROM logs WHERE ai_transcript_path = ? AND source_line >= 60", bad); n != 0 {
+		t.Errorf("%d rows at or after the rejected batch were stored", n)
+	}
+	if n := count(t, raw, "SELECT last_line FROM transcript_sources WHERE path = ?", bad); n >= 60 {
+		t.Errorf("the checkpoint moved past the rejected batch (line %d)", n)
+	}
+	if n := count(t, raw, "SELECT count(*) FROM logs WHERE ai_transcript_path != ?", bad); n == 0 {
+		t.Error("the other files were not stored")
+	}
+	// The next run stores the file completely.
+	index(t, db, Options{Paths: []string{dir}})
+	diffSnapshots(t, want, snapshot(t, path, dir))
+}

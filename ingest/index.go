@@ -132,92 +132,20 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 
 	// The writer: this goroutine. Batches of one file arrive in order; the
 	// writer groups whatever is queued into one transaction.
-	var storeErr error
-	closed := false
-	for !closed {
-		m, ok := <-out
-		if !ok {
+	w := &writer{store: store, sum: &sum, prog: &prog, rejected: map[string]error{}}
+	for {
+		group, more := gather(out)
+		if len(group) > 0 {
+			w.commit(ctx, group, cancelWorkers)
+			if opts.Progress != nil {
+				opts.Progress(prog)
+			}
+		}
+		if !more {
 			break
 		}
-		group := []batchMsg{m}
-		records, bytes := len(m.b.Records), m.b.RawBytes()
-	drain:
-		for records < maxGroupRecords && bytes < maxGroupBytes && len(group) < maxGroupBatches {
-			select {
-			case m2, ok := <-out:
-				if !ok {
-					closed = true
-					break drain
-				}
-				group = append(group, m2)
-				records += len(m2.b.Records)
-				bytes += m2.b.RawBytes()
-			default:
-				break drain
-			}
-		}
-		var batches []cortex.ImportBatch
-		for _, g := range group {
-			if g.early == nil {
-				batches = append(batches, g.b)
-			}
-		}
-		var results []cortex.ImportResult
-		var err error
-		switch {
-		case storeErr != nil:
-			err = storeErr
-		case ctx.Err() != nil:
-			err = context.Canceled
-		case len(batches) > 0:
-			results, err = store.ImportBatches(ctx, batches)
-			if err != nil && ctx.Err() == nil && cortex.ErrorCode(err) == cortex.CodeUnavailable {
-				storeErr = err
-				cancelWorkers()
-			}
-		}
-		i := 0
-		for _, g := range group {
-			if g.early != nil {
-				prog.FilesDone++
-				sum.merge(g.stats)
-				if g.stats.err != "" && g.stats.err != "canceled" {
-					sum.Errors = append(sum.Errors, FileError{Path: g.b.Source.Path, Error: g.stats.err})
-				}
-				continue
-			}
-			if err == nil {
-				r := results[i]
-				sum.Inserted += r.Inserted
-				sum.Updated += r.Updated
-				sum.Duplicates += r.Duplicates
-				prog.Inserted += r.Inserted
-				prog.BytesDone += g.bytes
-				sum.BytesRead += g.bytes
-			}
-			i++
-			g.done <- err
-			if !g.last {
-				continue
-			}
-			st := g.stats
-			if err != nil && st.err == "" {
-				st.outcome = "failed"
-				st.err = cortex.ErrorMessage(err)
-				if errors.Is(err, context.Canceled) {
-					st.err = "canceled"
-				}
-			}
-			prog.FilesDone++
-			sum.merge(st)
-			if st.err != "" && st.err != "canceled" {
-				sum.Errors = append(sum.Errors, FileError{Path: g.b.Source.Path, Error: st.err})
-			}
-		}
-		if opts.Progress != nil {
-			opts.Progress(prog)
-		}
 	}
+	storeErr := w.storeErr
 	sum.Elapsed = Duration(opts.Now().Sub(start))
 	if secs := time.Duration(sum.Elapsed).Seconds(); secs > 0 {
 		sum.RecordsPerS = math.Round(float64(sum.Records)/secs*10) / 10
@@ -231,6 +159,148 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 		return sum, storeErr
 	}
 	return sum, nil
+}
+
+// gather waits for one batch, then takes whatever else is queued, up to
+// the transaction limits. more is false once the channel is closed.
+func gather(out <-chan batchMsg) (group []batchMsg, more bool) {
+	m, ok := <-out
+	if !ok {
+		return nil, false
+	}
+	group = []batchMsg{m}
+	records, bytes := len(m.b.Records), m.b.RawBytes()
+	for records < maxGroupRecords && bytes < maxGroupBytes && len(group) < maxGroupBatches {
+		select {
+		case m, ok := <-out:
+			if !ok {
+				return group, false
+			}
+			group = append(group, m)
+			records += len(m.b.Records)
+			bytes += m.b.RawBytes()
+		default:
+			return group, true
+		}
+	}
+	return group, true
+}
+
+// writer commits batches and keeps the run's totals.
+type writer struct {
+	store Store
+	sum   *Summary
+	prog  *Progress
+	// storeErr is a store failure that ends the run (disk full, I/O error).
+	storeErr error
+	// rejected holds files whose batch the store refused: their later
+	// batches are refused too, so a checkpoint never skips past records
+	// that were not stored.
+	rejected map[string]error
+}
+
+// commit stores a group of batches in one transaction. When the store
+// rejects the group for bad data, each batch is retried alone so only the
+// offending file fails. Every batch's outcome goes back to its worker.
+func (w *writer) commit(ctx context.Context, group []batchMsg, stopWorkers func()) {
+	var idx []int // group positions of the batches to import
+	var batches []cortex.ImportBatch
+	errs := make([]error, len(group))
+	for i, g := range group {
+		switch {
+		case g.early != nil:
+		case w.storeErr != nil:
+			errs[i] = w.storeErr
+		case ctx.Err() != nil:
+			errs[i] = context.Canceled
+		case w.rejected[g.b.Source.Path] != nil:
+			errs[i] = w.rejected[g.b.Source.Path]
+		default:
+			idx = append(idx, i)
+			batches = append(batches, g.b)
+		}
+	}
+	results := make([]cortex.ImportResult, len(group))
+	if len(batches) > 0 {
+		res, err := w.store.ImportBatches(ctx, batches)
+		switch {
+		case err == nil:
+			for k, i := range idx {
+				results[i] = res[k]
+			}
+		case ctx.Err() != nil:
+			for _, i := range idx {
+				errs[i] = context.Canceled
+			}
+		case cortex.ErrorCode(err) == cortex.CodeUnavailable || len(batches) == 1:
+			if cortex.ErrorCode(err) == cortex.CodeUnavailable {
+				w.storeErr = err
+				stopWorkers()
+			}
+			for _, i := range idx {
+				errs[i] = err
+				w.reject(group[i].b.Source.Path, err)
+			}
+		default:
+			for _, i := range idx {
+				path := group[i].b.Source.Path
+				if e := w.rejected[path]; e != nil {
+					errs[i] = e
+					continue
+				}
+				res, e := w.store.ImportBatches(ctx, []cortex.ImportBatch{group[i].b})
+				if e != nil {
+					errs[i] = e
+					w.reject(path, e)
+					continue
+				}
+				results[i] = res[0]
+			}
+		}
+	}
+	for i, g := range group {
+		if g.early != nil {
+			w.fileDone(g.b.Source.Path, g.stats)
+			continue
+		}
+		if errs[i] == nil {
+			r := results[i]
+			w.sum.Inserted += r.Inserted
+			w.sum.Updated += r.Updated
+			w.sum.Duplicates += r.Duplicates
+			w.sum.BytesRead += g.bytes
+			w.prog.Inserted += r.Inserted
+			w.prog.BytesDone += g.bytes
+		}
+		g.done <- errs[i]
+		if !g.last {
+			continue
+		}
+		st := g.stats
+		if err := errs[i]; err != nil && st.err == "" {
+			st.outcome = "failed"
+			st.err = cortex.ErrorMessage(err)
+			if errors.Is(err, context.Canceled) {
+				st.err = "canceled"
+			}
+		}
+		w.fileDone(g.b.Source.Path, st)
+	}
+}
+
+func (w *writer) reject(path string, err error) {
+	if cortex.ErrorCode(err) != cortex.CodeUnavailable {
+		w.rejected[path] = err
+	}
+}
+
+// fileDone accounts a finished (or failed) file.
+func (w *writer) fileDone(path string, st fileStats) {
+	w.prog.FilesDone++
+	w.sum.merge(st)
+	if st.err != "" && st.err != "canceled" {
+		w.sum.Errors = append(w.sum.Errors, FileError{Path: path, Error: st.err})
+	}
 }
 
 // merge adds one file's counters to the summary.

@@ -75,7 +75,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	} else if _, err := os.Stat(path); err != nil {
 		return nil, cortex.WrapError(cortex.CodeNotFound, err, "no database at %s (run `cortex index` first)", path)
 	}
-	common := "_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_pragma=temp_store(MEMORY)"
+	common := "_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_pragma=temp_store(MEMORY)"
 	if !opts.ReadOnly {
 		w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(16384)&_txlock=immediate")
 		if err != nil {
@@ -171,6 +171,17 @@ func isBusy(err error) bool {
 	return false
 }
 
+// maxBusyRetries bounds how often a write locked by another process is
+// retried. With the 5 s busy timeout per attempt and the backoff, a write
+// gives up with code busy after about half a minute.
+const maxBusyRetries = 4
+
+// isConstraint reports whether err is a constraint violation (bad data).
+func isConstraint(err error) bool {
+	var se *sqlite3.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3lib.SQLITE_CONSTRAINT
+}
+
 // write runs fn in one write transaction (BEGIN IMMEDIATE). Transactions are
 // serialized in-process; a database locked by another process is retried
 // with bounded, jittered backoff.
@@ -183,7 +194,7 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	backoff := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		err := db.writeOnce(ctx, fn)
-		if err == nil || !isBusy(err) || attempt >= 8 {
+		if err == nil || !isBusy(err) || attempt >= maxBusyRetries {
 			if err != nil && isBusy(err) {
 				return cortex.WrapError(cortex.CodeBusy, err, "the database is locked by another process; try again")
 			}
@@ -300,6 +311,9 @@ func (db *DB) checkSchema(ctx context.Context) error {
 	}
 	if v < SchemaVersion() {
 		return cortex.Errorf(cortex.CodeUnavailable, "database %s has schema version %d, older than this binary (%d); open it once for writing (e.g. `cortex index`) to upgrade", db.path, v, SchemaVersion())
+	}
+	if v > SchemaVersion() {
+		return cortex.Errorf(cortex.CodeUnavailable, "database %s has schema version %d, newer than this cortex binary (%d); upgrade cortex", db.path, v, SchemaVersion())
 	}
 	return nil
 }

@@ -403,8 +403,8 @@ func busyError(t *testing.T) error {
 	return err
 }
 
-// The write path's retry budget (busy_timeout of 10 s per attempt, 9
-// attempts, backoff up to 2 s) is far too long to exhaust in a unit test
+// The write path's retry budget (busy_timeout of 5 s per attempt, 1 +
+// maxBusyRetries attempts, backoff up to 2 s) is too long to exhaust in a unit test
 // with a real lock, so the classification and the wrapping are tested
 // separately: isBusy on real errors, and write with a function that keeps
 // failing with a real SQLITE_BUSY.
@@ -474,8 +474,8 @@ func TestWriteRetriesBusy(t *testing.T) {
 	}
 }
 
-// Exhausting the retries takes the full backoff (about 7-14 s of sleeps),
-// so this test runs in parallel with the rest.
+// Exhausting the retries takes the full backoff (about 0.75-1.5 s of
+// sleeps), so this test runs in parallel with the rest.
 func TestWriteBusyExhausted(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -489,8 +489,8 @@ func TestWriteBusyExhausted(t *testing.T) {
 	if !isBusy(err) {
 		t.Error("the busy error does not keep its SQLite cause")
 	}
-	if c := calls.Load(); c != 9 {
-		t.Errorf("fn ran %d times, want 9 (1 + 8 retries)", c)
+	if c := calls.Load(); c != 1+maxBusyRetries {
+		t.Errorf("fn ran %d times, want %d (1 + %d retries)", c, 1+maxBusyRetries, maxBusyRetries)
 	}
 }
 

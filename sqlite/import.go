@@ -52,6 +52,10 @@ func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cor
 		if len(bs) > 0 {
 			path = bs[0].Source.Path
 		}
+		if isConstraint(err) {
+			// Bad data, not a bad store: the caller can go on with other files.
+			return nil, cortex.WrapError(cortex.CodeInvalid, err, "records of %s were rejected by the store: %v", path, err)
+		}
 		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot store records (%s): %v", path, err)
 	}
 	return res, nil
@@ -278,9 +282,12 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 		case id == base+int64(i):
 			fresh = append(fresh, i)
 		default:
-			if err := updateRow(ctx, w.tx, id, r); err != nil {
+			old, err := updateRow(ctx, w.tx, id, r)
+			if err != nil {
 				return err
 			}
+			w.account(b, &old, -1)
+			w.account(b, &r.Entry, +1)
 			w.unindex = append(w.unindex, ftsRow{id: id})
 			// Queued even when empty: it replaces a text queued earlier in
 			// this transaction for the same row (see finish).
@@ -312,18 +319,21 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 		}
 	}
 	for _, i := range fresh {
-		w.added(b, base+int64(i), &recs[i].Entry)
+		e := &recs[i].Entry
+		if ftsIndexed(e) {
+			w.toIndex = append(w.toIndex, ftsRow{base + int64(i), e.Text})
+		}
+		w.account(b, e, +1)
 		res.Inserted++
 	}
 	return nil
 }
 
-// added accounts a new row for the full-text index and the rollups.
-func (w *importTx) added(b *cortex.ImportBatch, id int64, e *cortex.Entry) {
-	if ftsIndexed(e) {
-		w.toIndex = append(w.toIndex, ftsRow{id, e.Text})
-	}
-	w.counts[[2]string{string(e.Tool), string(e.Role)}]++
+// account adds (sign +1) or removes (sign -1, a replaced row) a row in the
+// rollups: row counts by tool and role, and the session's counters. A
+// session's first/last seen only ever widen.
+func (w *importTx) account(b *cortex.ImportBatch, e *cortex.Entry, sign int64) {
+	w.counts[[2]string{string(e.Tool), string(e.Role)}] += sign
 	if e.SessionID == "" {
 		return
 	}
@@ -334,30 +344,32 @@ func (w *importTx) added(b *cortex.ImportBatch, id int64, e *cortex.Entry) {
 		a = &sessionAgg{first: ts, last: ts}
 		w.sessions[k] = a
 	}
-	a.first, a.last = min(a.first, ts), max(a.last, ts)
-	if e.Project != "" {
-		a.project = e.Project
+	if sign > 0 {
+		a.first, a.last = min(a.first, ts), max(a.last, ts)
+		if e.Project != "" {
+			a.project = e.Project
+		}
+		if e.ToolVersion != "" {
+			a.version = e.ToolVersion
+		}
+		if !e.Sidechain || a.path == "" {
+			a.path = b.Source.Path
+		}
 	}
-	if e.ToolVersion != "" {
-		a.version = e.ToolVersion
-	}
-	if !e.Sidechain || a.path == "" {
-		a.path = b.Source.Path
-	}
-	a.rows++
+	a.rows += sign
 	switch e.Role {
 	case cortex.RoleUser:
-		a.user++
+		a.user += sign
 	case cortex.RoleAssistant:
-		a.assistant++
+		a.assistant += sign
 	case cortex.RoleToolCall:
-		a.calls++
+		a.calls += sign
 	}
 	if e.IsError {
-		a.errors++
+		a.errors += sign
 	}
 	if e.Sidechain {
-		a.subagent++
+		a.subagent += sign
 	}
 }
 
@@ -438,16 +450,28 @@ func lastTexts(rows []ftsRow) []ftsRow {
 
 // updateRow replaces a stored row whose record changed (last write wins).
 // The caller re-indexes its text.
-func updateRow(ctx context.Context, tx *sql.Tx, id int64, r *cortex.ImportRecord) error {
+func updateRow(ctx context.Context, tx *sql.Tx, id int64, r *cortex.ImportRecord) (cortex.Entry, error) {
 	e := &r.Entry
+	// The replaced row, to take it out of the rollups.
+	var old cortex.Entry
+	var tool, role, ts string
+	var project, session sql.NullString
+	var isErr, sidechain int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(ai_tool, ''), COALESCE(ai_role, ''), timestamp, ai_project, ai_session_id,
+		is_error, COALESCE(json_extract(metadata_json, '$.sidechain'), 0) FROM logs WHERE id = ?`, id).Scan(
+		&tool, &role, &ts, &project, &session, &isErr, &sidechain); err != nil {
+		return old, fmt.Errorf("read changed row: %w", err)
+	}
+	old = cortex.Entry{Tool: cortex.Tool(tool), Role: cortex.Role(role), Timestamp: parseStoredTime(ts), Project: project.String,
+		SessionID: session.String, IsError: isErr == 1, Sidechain: sidechain == 1}
 	if _, err := tx.ExecContext(ctx, `UPDATE logs SET timestamp = ?, severity = ?, message = ?, raw = ?, ai_project = ?,
 		ai_session_id = ?, ai_role = ?, ai_kind = ?, ai_tool_name = ?, ai_agent_id = ?, is_error = ?, source_line = ?,
 		metadata_json = ? WHERE id = ?`,
 		cortex.FormatTime(e.Timestamp), string(e.Severity), e.Text, r.Raw, nullStr(e.Project), nullStr(e.SessionID),
 		string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID), boolInt(e.IsError), r.Line, nullStr(r.Meta), id); err != nil {
-		return fmt.Errorf("update changed row: %w", err)
+		return old, fmt.Errorf("update changed row: %w", err)
 	}
-	return nil
+	return old, nil
 }
 
 func nullStr(s string) any {

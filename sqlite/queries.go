@@ -27,6 +27,10 @@ func (w *where) sql() string {
 	return " AND " + strings.Join(w.conds, " AND ")
 }
 
+// searchProbe is the match count above which Search walks rows in time
+// order instead of sorting all matches.
+const searchProbe = 2000
+
 // Search runs a full-text search. limit must already be clamped.
 func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchResult, error) {
 	res := cortex.SearchResult{Query: p.Query, Hits: []cortex.SearchHit{}}
@@ -36,7 +40,6 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	}
 	res.FTSQuery = q
 	var w where
-	w.add("logs_fts MATCH ?", q)
 	if p.Tool != "" {
 		w.add("l.ai_tool = ?", string(p.Tool))
 	}
@@ -55,16 +58,39 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	if !p.Until.IsZero() {
 		w.add("l.timestamp < ?", cortex.FormatTime(p.Until))
 	}
-	order := "l.timestamp DESC, l.id DESC"
-	if p.Rank {
-		order = "f.rank, l.id DESC"
-	}
-	query := `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
+	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
-		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0), l.message
-		FROM logs_fts f JOIN logs l ON l.id = f.rowid
-		WHERE 1=1` + w.sql() + ` ORDER BY ` + order + ` LIMIT ?`
-	rows, err := db.r.QueryContext(ctx, query, append(w.args, p.Limit+1)...)
+		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0), l.message`
+	// Two plans, both exact. Few matches: read them from the index and sort
+	// them. Many matches (a common word): walk the rows newest first along
+	// a time index and keep those in the match set, stopping at the limit —
+	// sorting hundreds of thousands of matches would dominate otherwise.
+	var query string
+	args := []any{q}
+	many := false
+	if !p.Rank {
+		var n int
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)`,
+			q, searchProbe).Scan(&n); err != nil {
+			return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
+		}
+		many = n >= searchProbe
+	}
+	switch {
+	case p.Rank:
+		query = cols + ` FROM logs_fts f JOIN logs l ON l.id = f.rowid WHERE logs_fts MATCH ?` + w.sql() + ` ORDER BY f.rank, l.id DESC LIMIT ?`
+	case many:
+		idx := "idx_logs_timestamp"
+		if p.Session != "" {
+			idx = "idx_logs_session_time"
+		}
+		query = cols + ` FROM logs l INDEXED BY ` + idx + ` WHERE l.id IN (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ?)` +
+			w.sql() + ` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
+	default:
+		query = cols + ` FROM logs_fts f JOIN logs l ON l.id = f.rowid WHERE logs_fts MATCH ?` + w.sql() + ` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
+	}
+	args = append(append(args, w.args...), p.Limit+1)
+	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
 	}
