@@ -345,12 +345,17 @@ func (c *ClaudeParser) parseUser(env, v, msg *fastjson.Value, res *Result) {
 		c.embedded(v, res)
 	}
 	e := &res.Entry
-	out := newText(MaxErrorHead + MaxErrorTail + MaxUserText)
+	max := MaxErrorHead + MaxErrorTail + MaxUserText
+	if role == cortex.RoleContext {
+		max = MaxContextText // as for string content (skill bodies are lists)
+	}
+	out := newText(max)
 	out.add(results.String())
 	out.add(texts.String())
 	e.Text = out.String()
 	e.TextTruncated = out.truncated || results.truncated || texts.truncated
 	e.ToolName = toolName
+	putMeta(&e.Meta, "source_tool_use_id", str(v, "sourceToolUseID"))
 	if isError {
 		e.IsError = true
 		e.Severity = cortex.SevError
@@ -515,7 +520,7 @@ func (c *ClaudeParser) parseSystem(v *fastjson.Value, res *Result) {
 			meta = v.Get("microcompactMetadata")
 		}
 		pre, _ := intAt(meta, "preTokens")
-		res.Entry.Text = fmt.Sprintf("Conversation compacted (%s, %s trigger, %d tokens before)", sub, str(meta, "trigger"), pre)
+		res.Entry.Text = fmt.Sprintf("Conversation compacted (%s, %s trigger, %d tokens before)", sub, cutUTF8(str(meta, "trigger"), 64), pre)
 		return
 	}
 	role := cortex.RoleSystem

@@ -190,10 +190,16 @@ func messageText(pl *fastjson.Value) (string, int) {
 	for _, part := range arr(pl.Get("content")) {
 		switch str(part, "type") {
 		case "input_text", "output_text", "text":
+			text := str(part, "text")
+			if imageTag(text) {
+				// "<image name=[Image #1]>" … "</image>" wrap an input_image,
+				// which is counted below; the event_msg twin has no such tags.
+				continue
+			}
 			if b.Len() > 0 {
 				b.WriteString("\n\n")
 			}
-			b.WriteString(str(part, "text"))
+			b.WriteString(text)
 		case "input_image", "image":
 			images++
 		}
@@ -204,10 +210,24 @@ func messageText(pl *fastjson.Value) (string, int) {
 	return b.String(), images
 }
 
+// imageTag reports whether a message part is only the tag Codex writes
+// around an attached image.
+func imageTag(text string) bool {
+	t := strings.TrimSpace(text)
+	return t == "</image>" || strings.HasPrefix(t, "<image ") && strings.HasSuffix(t, ">") && !strings.Contains(t, "\n")
+}
+
 // dedupe reports whether text was already stored from the other source
 // (Codex writes typed prompts and assistant messages as both a
 // response_item and an event_msg). It remembers text stored from src.
 func (c *CodexParser) dedupe(kind, src, text string) bool {
+	if kind == "assistant" {
+		// The response_item copy of an agent_message appends the memory
+		// citation that the event_msg copy carries as a separate field.
+		if i := strings.LastIndex(text, "<oai-mem-citation>"); i >= 0 && strings.HasSuffix(strings.TrimSpace(text), "</oai-mem-citation>") {
+			text = text[:i]
+		}
+	}
 	key := kind + ":" + strings.TrimSpace(text)
 	sum := contentKey([]byte(key))
 	for i, p := range c.st.Pending {
@@ -300,17 +320,29 @@ func (c *CodexParser) responseItem(v, pl *fastjson.Value, pt string, res *Result
 		c.resultText(res, name, out.Text, out.Failed)
 	case "reasoning":
 		t := newText(MaxAssistantText)
+		var parts []string
 		for _, s := range arr(pl.Get("summary")) {
-			t.add(str(s, "text"))
+			parts = append(parts, str(s, "text"))
 		}
 		for _, s := range arr(pl.Get("content")) {
-			t.add(str(s, "text"))
+			parts = append(parts, str(s, "text"))
+		}
+		for _, p := range parts {
+			t.add(p)
 		}
 		if t.String() == "" {
 			res.Skip = SkipEmpty // encrypted reasoning only
 			return
 		}
-		if c.dedupe("reasoning", "response_item", t.String()) {
+		// The event_msg twins come one per part (agent_reasoning per
+		// summary item), so parts are matched one by one.
+		dup := true
+		for _, p := range parts {
+			if strings.TrimSpace(p) != "" && !c.dedupe("reasoning", "response_item", p) {
+				dup = false
+			}
+		}
+		if dup {
 			res.Skip = SkipDuplicate
 			return
 		}
@@ -349,7 +381,7 @@ func (c *CodexParser) setText(res *Result, text string, max int) {
 
 func (c *CodexParser) resultText(res *Result, name, body string, failed bool) {
 	var cut bool
-	prefix := name
+	prefix := cutUTF8(name, 256)
 	if prefix == "" {
 		prefix = "tool"
 	}
@@ -430,11 +462,11 @@ func (c *CodexParser) eventMsg(v, pl *fastjson.Value, pt string, res *Result) {
 	case "web_search_end":
 		c.envelope(v, res, cortex.RoleToolResult, "event_msg:web_search_end")
 		res.Entry.ToolName = "web_search"
-		res.Entry.Text = "[web_search result] " + str(pl, "query")
+		res.Entry.Text = "[web_search result] " + cutUTF8(str(pl, "query"), MaxToolInputText)
 		putMeta(&res.Entry.Meta, "call_id", str(pl, "call_id"))
 	case "turn_aborted":
 		c.envelope(v, res, cortex.RoleSystem, "event_msg:turn_aborted")
-		res.Entry.Text = "Turn aborted: " + str(pl, "reason")
+		res.Entry.Text = "Turn aborted: " + cutUTF8(str(pl, "reason"), MaxToolInputText)
 	case "context_compacted":
 		c.envelope(v, res, cortex.RoleSystem, "event_msg:context_compacted")
 		res.Entry.Text = "Context compacted"
@@ -531,7 +563,7 @@ func CodexOutput(out *fastjson.Value) Output {
 			} `json:"metadata"`
 		}
 		if json.Unmarshal([]byte(trimmed), &env) == nil && env.Metadata.ExitCode != nil {
-			o.Text = env.Output
+			o.Text = clean(env.Output)
 			o.ExitCode = env.Metadata.ExitCode
 		}
 	}
@@ -549,6 +581,10 @@ func CodexOutput(out *fastjson.Value) Output {
 			}
 		}
 	}
-	o.Failed = (o.ExitCode != nil && *o.ExitCode != 0) || strings.Contains(text, "apply_patch verification failed")
+	if o.ExitCode != nil {
+		o.Failed = *o.ExitCode != 0
+	} else {
+		o.Failed = strings.Contains(text, "apply_patch verification failed")
+	}
 	return o
 }

@@ -159,14 +159,16 @@ func ContextFromPath(path string, f Format) FileContext {
 		if p := filepath.ToSlash(dir); strings.Contains(p, "/.claude/projects/") {
 			ctx.Project = decodeClaudeProject(filepath.Base(dir))
 		}
-		if stem == "full" || stem == "raw_transcript" {
-			ctx.SessionID = ""
-		}
 	case FormatCodex:
 		// rollout-2025-11-17T15-30-28-<uuid>.jsonl → <uuid>
 		if strings.HasPrefix(stem, "rollout-") && len(stem) >= 36 {
 			ctx.SessionID = stem[len(stem)-36:]
 		}
+	}
+	// Copies (Entire's full.jsonl / raw_transcript) of any format carry no
+	// session id in their name.
+	if stem == "full" || stem == "raw_transcript" {
+		ctx.SessionID = ""
 	}
 	return ctx
 }

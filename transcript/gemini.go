@@ -29,14 +29,21 @@ func ParseGemini(ctx FileContext, data []byte) ([]Result, error) {
 		return nil, nil
 	}
 	if doc, err := p.ParseBytes(trimmed); err == nil {
-		if doc.Type() != fastjson.TypeObject || doc.Get("messages") == nil {
+		if doc.Type() != fastjson.TypeObject {
 			return nil, fmt.Errorf("gemini chat file has no messages array (the format may have changed)")
 		}
-		g := newGeminiDoc(ctx, doc)
-		for i, m := range arr(doc.Get("messages")) {
-			g.add(m, int64(i+1))
+		if doc.Get("messages") != nil {
+			g := newGeminiDoc(ctx, doc)
+			for i, m := range arr(doc.Get("messages")) {
+				g.add(m, int64(i+1))
+			}
+			return g.results(), nil
 		}
-		return g.results(), nil
+		// A JSONL chat file that so far holds only its metadata line (or
+		// one record) is a single JSON object too.
+		if bytes.IndexByte(trimmed, '\n') >= 0 {
+			return nil, fmt.Errorf("gemini chat file has no messages array (the format may have changed)")
+		}
 	}
 	return parseGeminiJSONL(ctx, data)
 }
@@ -347,7 +354,7 @@ func (g *geminiDoc) toolResult(c *clock, msg, tc *fastjson.Value, msgKey string,
 	}
 	body := b.String()
 	var cut bool
-	label := name
+	label := cutUTF8(name, 256)
 	switch {
 	case failed:
 		body, cut = headTail(body, MaxErrorHead, MaxErrorTail)

@@ -132,7 +132,6 @@ func SplitConcatenated(line []byte) ([][]byte, error) {
 	return parts, nil
 }
 
-
 // putMeta stores non-empty values in a lazily created map.
 func putMeta(m *map[string]string, k, v string) {
 	if v == "" {

@@ -89,6 +89,11 @@ func (lr *LineReader) Next() (Line, error) {
 			return Line{}, io.EOF
 		}
 		complete := err == nil
+		if !complete && !tooLong && len(lr.buf) > lr.limit {
+			// An unterminated last line has no newline to allow for.
+			tooLong = true
+			lr.buf = lr.buf[:0]
+		}
 		lr.no++
 		l := Line{No: lr.no, Start: lr.off, End: lr.off + n, Complete: complete, TooLong: tooLong}
 		lr.off += n
