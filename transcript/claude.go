@@ -138,6 +138,12 @@ func (c *ClaudeParser) Parse(raw []byte, line int64) Result {
 	if res.Skip == "" && res.Err == nil && res.Entry.RecordKey == "" {
 		res.Entry.RecordKey = contentKey(raw)
 	}
+	if res.Skip == "" && res.Err == nil && res.Entry.Role == cortex.RoleUser && res.Entry.Sidechain {
+		// In a subagent's transcript the "user" is the parent agent: its
+		// prompt is injected context, not text a human typed.
+		res.Entry.Role = cortex.RoleContext
+		res.Entry.Kind = "user:subagent_prompt"
+	}
 	return res
 }
 

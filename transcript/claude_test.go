@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -668,5 +669,34 @@ func checkHeadTail(t *testing.T, name, text, prefix, body string, head, tail int
 	}
 	if len(h)+omitted+len(tl)+len(body)-len(trimmed) != len(body) {
 		t.Errorf("%s: head %d + omitted %d + tail %d != body %d", name, len(h), omitted, len(tl), len(body))
+	}
+}
+
+// In a subagent transcript the "user" is the parent agent: its prompt is
+// context, never text a human typed (detectors read corrections from
+// RoleUser only).
+func TestClaudeSubagentPromptIsContext(t *testing.T) {
+	rel := "claude/claude-code-log/-src-experiments-claude_p/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl"
+	data := readCorpusFile(t, rel)
+	first := data[:bytes.IndexByte(data, '\n')]
+	ctx := ContextFromPath("/x/.claude/projects/-src/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl", FormatClaude)
+	rs := ParseLine(NewClaudeParser(ctx), first, 1, true)
+	if len(rs) != 1 || rs[0].Err != nil || rs[0].Skip != "" {
+		t.Fatalf("results %+v", rs)
+	}
+	e := rs[0].Entry
+	if e.Role != cortex.RoleContext || e.Kind != "user:subagent_prompt" || !e.Sidechain {
+		t.Errorf("role %q kind %q sidechain %v", e.Role, e.Kind, e.Sidechain)
+	}
+	if !strings.HasPrefix(e.Text, "Give me a comprehensive overview") {
+		t.Errorf("text %q", e.Text)
+	}
+	// The same line in a main-thread file without the sidechain flag is a
+	// typed prompt.
+	main := bytes.Replace(first, []byte(`"isSidechain":true`), []byte(`"isSidechain":false`), 1)
+	main = bytes.Replace(main, []byte(`"agentId":"a2271d1",`), nil, 1)
+	rs = ParseLine(NewClaudeParser(FileContext{}), main, 1, true)
+	if rs[0].Entry.Role != cortex.RoleUser {
+		t.Errorf("main-thread prompt role %q", rs[0].Entry.Role)
 	}
 }
