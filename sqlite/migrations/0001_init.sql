@@ -37,7 +37,7 @@ CREATE VIRTUAL TABLE logs_fts USING fts5(
     contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2'
 );
-INSERT INTO logs_fts(logs_fts, rank) VALUES ('automerge', 8);
+INSERT INTO logs_fts(logs_fts, rank) VALUES ('automerge', 16);
 
 -- One row per transcript file: its checkpoint.
 CREATE TABLE transcript_sources (
