@@ -782,7 +782,9 @@ func toolResultText(x *fastjson.Value) string {
 		case "tool_reference":
 			b.WriteString("[tool " + str(p, "tool_name") + "]")
 		default:
-			b.WriteString(compactValue(p))
+			// Unknown part types (documents, …) may carry base64 payloads:
+			// name them, keep the payload in the raw record only.
+			b.WriteString("[" + cutUTF8(str(p, "type"), 64) + "]")
 		}
 	}
 	return b.String()

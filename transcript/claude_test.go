@@ -700,3 +700,25 @@ func TestClaudeSubagentPromptIsContext(t *testing.T) {
 		t.Errorf("main-thread prompt role %q", rs[0].Entry.Role)
 	}
 }
+
+// Tool result parts of unknown type (documents) are named, never dumped:
+// their payload may be megabytes of base64.
+func TestClaudeUnknownToolResultPartIsNamed(t *testing.T) {
+	payload := strings.Repeat("QUJD", 5000)
+	line := `{"type":"user","uuid":"u1","timestamp":"2026-01-01T00:00:00Z","sessionId":"s","message":{"role":"user","content":[` +
+		`{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"see attached"},{"type":"document","source":{"type":"base64","data":"` + payload + `"}}]}]}}`
+	rs := ParseLine(NewClaudeParser(FileContext{}), []byte(line), 1, true)
+	e := rs[0].Entry
+	if strings.Contains(e.Text, "QUJD") || !strings.Contains(e.Text, "[document]") || !strings.Contains(e.Text, "see attached") {
+		t.Errorf("text %q", e.Text)
+	}
+}
+
+// Gemini content given as a single part object still yields its text.
+func TestGeminiSinglePartContent(t *testing.T) {
+	doc := `{"sessionId":"s","projectHash":"h","messages":[{"id":"m1","timestamp":"2026-01-01T00:00:00Z","type":"user","content":{"text":"hello there"}}]}`
+	rs, err := ParseGemini(FileContext{}, []byte(doc))
+	if err != nil || len(rs) != 1 || rs[0].Entry.Text != "hello there" {
+		t.Fatalf("%v %+v", err, rs)
+	}
+}

@@ -221,6 +221,9 @@ func geminiContent(v *fastjson.Value) string {
 	if c.Type() == fastjson.TypeString {
 		return compactValue(c)
 	}
+	if c.Type() == fastjson.TypeObject {
+		return str(c, "text")
+	}
 	var b strings.Builder
 	for _, p := range arr(c) {
 		if t := str(p, "text"); t != "" {
