@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
 // The end-to-end tests drive the real binary, built once.
@@ -29,17 +31,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func realCorpus(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CORTEX_REAL_CORPUS"); p != "" {
-		return p
-	}
-	p, _ := filepath.Abs("../../shared/corpus/real")
-	if _, err := os.Stat(p); err != nil {
-		t.Skip("real corpus not found")
-	}
-	return p
-}
+func realCorpus(t *testing.T) string { return testcorpus.Real(t) }
 
 type env struct {
 	t    *testing.T

@@ -7,20 +7,11 @@ import (
 	"testing"
 
 	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
 // realCorpus locates the shared real-transcript corpus, or skips.
-func realCorpus(tb testing.TB) string {
-	tb.Helper()
-	if p := os.Getenv("CORTEX_REAL_CORPUS"); p != "" {
-		return p
-	}
-	p, _ := filepath.Abs("../../shared/corpus/real")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skip("real corpus not found at ../../shared/corpus/real (set CORTEX_REAL_CORPUS)")
-	}
-	return p
-}
+func realCorpus(tb testing.TB) string { return testcorpus.Real(tb) }
 
 func BenchmarkIndexRealCorpus(b *testing.B) {
 	corpus := realCorpus(b)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
 // maxEntryText is the longest Entry.Text a parser can produce, read off the
@@ -24,17 +25,7 @@ const maxEntryText = MaxErrorHead + MaxErrorTail + MaxUserText
 // realCorpusDir returns the real transcript corpus directory, or skips the
 // test when it is not available. CORTEX_REAL_CORPUS overrides the default
 // location (../../shared/corpus/real relative to this package).
-func realCorpusDir(tb testing.TB) string {
-	tb.Helper()
-	dir := os.Getenv("CORTEX_REAL_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus", "real")
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		tb.Skipf("real corpus not available at %s (set CORTEX_REAL_CORPUS)", dir)
-	}
-	return dir
-}
+func realCorpusDir(tb testing.TB) string { return testcorpus.Real(tb) }
 
 // readCorpusFile reads a file of the real corpus by its path relative to
 // the corpus root, skipping the test when the corpus is absent.

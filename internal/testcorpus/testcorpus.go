@@ -1,0 +1,37 @@
+// Package testcorpus locates the shared corpora for tests: the real
+// transcripts (../shared/corpus/real from the module root, or
+// $CORTEX_REAL_CORPUS) and the labelled sessions (../shared/corpus/labelled,
+// or $CORTEX_LABELLED_CORPUS). Tests skip when a corpus is absent.
+package testcorpus
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// moduleRoot is the repository root, found from this file's location.
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+}
+
+func locate(tb testing.TB, env, rel string) string {
+	tb.Helper()
+	dir := os.Getenv(env)
+	if dir == "" {
+		dir = filepath.Join(moduleRoot(), "..", "shared", "corpus", rel)
+	}
+	dir, _ = filepath.Abs(dir)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		tb.Skipf("corpus not available at %s (set %s)", dir, env)
+	}
+	return dir
+}
+
+// Real returns the real-transcript corpus folder, or skips the test.
+func Real(tb testing.TB) string { return locate(tb, "CORTEX_REAL_CORPUS", "real") }
+
+// Labelled returns the labelled-sessions corpus folder, or skips the test.
+func Labelled(tb testing.TB) string { return locate(tb, "CORTEX_LABELLED_CORPUS", "labelled") }
