@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/sqlite"
 )
 
 // realCorpus locates the shared real-transcript corpus, or skips.
