@@ -83,6 +83,16 @@ func TestBadInputsGetAClearOutcomeAndLoseNothingElse(t *testing.T) {
 		t.Errorf("the binary file's outcome is not recorded (%d)", n)
 	}
 
+	st, err := db.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// midbad.jsonl (bad line) and badtime.jsonl (warning) have errors;
+	// the binary and text files are not counted: they are not transcripts.
+	if st.Sources.WithErrors != 2 || st.Sources.Pending != 1 || st.ParseErrors != 2 {
+		t.Errorf("status: %d files with errors, %d pending, %d parse errors", st.Sources.WithErrors, st.Sources.Pending, st.ParseErrors)
+	}
+
 	// The truncated record is stored once the writer completes it.
 	f, _ := os.OpenFile(filepath.Join(dir, "truncated.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(good(3)[40:] + "\n")

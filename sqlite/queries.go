@@ -206,7 +206,8 @@ func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
 		return fail(err)
 	}
 	st.Oldest, st.Newest = oldest.String, newest.String
-	rows, err = db.r.QueryContext(ctx, `SELECT kind, count(*), sum(pending_bytes > 0), sum(last_error IS NOT NULL), sum(rewrites)
+	rows, err = db.r.QueryContext(ctx, `SELECT kind, count(*), sum(pending_bytes > 0),
+		sum(last_error IS NOT NULL OR id IN (SELECT source_id FROM transcript_parse_errors)), sum(rewrites)
 		FROM transcript_sources GROUP BY kind`)
 	if err != nil {
 		return fail(err)
