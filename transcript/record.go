@@ -72,6 +72,9 @@ type Result struct {
 	Warn string
 	// Line is the 1-based physical line (or message index for JSON documents).
 	Line int64
+	// Events are the record's normalized skill, tool-call and hook events
+	// (see ExtractEvents).
+	Events cortex.Events
 }
 
 // ErrTruncated is returned for a final line that is not (yet) complete JSON:
