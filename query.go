@@ -126,3 +126,133 @@ type UnknownTypeCount struct {
 	Type    string `json:"record_type"`
 	Count   int64  `json:"count"`
 }
+
+// EventFilter holds the filters shared by the event listings.
+type EventFilter struct {
+	Tool    Tool
+	Project string
+	Session string
+	Host    string
+	Since   time.Time
+	Until   time.Time
+	Limit   int
+}
+
+// SkillEventParams filter skill events.
+type SkillEventParams struct {
+	EventFilter
+	Skill  string
+	Plugin string
+}
+
+// SkillEventRow is a stored skill event.
+type SkillEventRow struct {
+	ID           int64             `json:"id"`
+	LogID        int64             `json:"log_id"`
+	Tool         Tool              `json:"ai_tool"`
+	Project      string            `json:"ai_project,omitempty"`
+	SessionID    string            `json:"ai_session_id,omitempty"`
+	Hostname     string            `json:"hostname"`
+	Timestamp    string            `json:"timestamp"`
+	SkillName    string            `json:"skill_name"`
+	SkillPlugin  string            `json:"skill_plugin,omitempty"`
+	SkillPath    string            `json:"skill_path,omitempty"`
+	EventKind    string            `json:"event_kind"`
+	EvidenceKind string            `json:"evidence_kind"`
+	Metadata     map[string]string `json:"metadata,omitempty"`
+}
+
+// SkillSummary is one skill's usage.
+type SkillSummary struct {
+	SkillName   string `json:"skill_name"`
+	SkillPlugin string `json:"skill_plugin,omitempty"`
+	Events      int64  `json:"events"`
+	Sessions    int64  `json:"sessions"`
+	Tools       string `json:"ai_tools"`
+	FirstSeen   string `json:"first_seen"`
+	LastSeen    string `json:"last_seen"`
+}
+
+// ToolEventParams filter tool-call events.
+type ToolEventParams struct {
+	EventFilter
+	ToolName  string
+	MCPServer string
+	MCPTool   string
+	// OnlyMCP keeps calls classified as MCP; ErrorsOnly failed calls.
+	OnlyMCP    bool
+	ErrorsOnly bool
+}
+
+// ToolEventRow is a stored tool call (call and result merged).
+type ToolEventRow struct {
+	ID              int64             `json:"id"`
+	CallLogID       *int64            `json:"call_log_id"`
+	ResultLogID     *int64            `json:"result_log_id"`
+	Tool            Tool              `json:"ai_tool"`
+	Project         string            `json:"ai_project,omitempty"`
+	SessionID       string            `json:"ai_session_id,omitempty"`
+	Hostname        string            `json:"hostname"`
+	Timestamp       string            `json:"timestamp"`
+	CallTimestamp   string            `json:"call_timestamp,omitempty"`
+	ResultTimestamp string            `json:"result_timestamp,omitempty"`
+	TurnID          string            `json:"turn_id,omitempty"`
+	CallID          string            `json:"call_id"`
+	ToolName        string            `json:"tool_name"`
+	MCPServer       string            `json:"mcp_server,omitempty"`
+	MCPTool         string            `json:"mcp_tool,omitempty"`
+	EventKind       string            `json:"event_kind"`
+	ResultKind      string            `json:"result_kind,omitempty"`
+	Status          string            `json:"status"`
+	DurationMS      *int64            `json:"duration_ms"`
+	IsError         *bool             `json:"is_error"`
+	ExitCode        *int64            `json:"exit_code"`
+	ArgumentsJSON   string            `json:"arguments_json,omitempty"`
+	OutputPreview   string            `json:"output_preview,omitempty"`
+	ErrorText       string            `json:"error_text,omitempty"`
+	Metadata        map[string]string `json:"metadata,omitempty"`
+}
+
+// HookEventParams filter hook events.
+type HookEventParams struct {
+	EventFilter
+	// Hook matches hook_event or hook_name (see the service's resolution).
+	Hook         string
+	HookEvent    string
+	HookSource   string
+	Status       string
+	EvidenceKind string
+}
+
+// HookEventRow is a stored hook event.
+type HookEventRow struct {
+	ID                  int64             `json:"id"`
+	LogID               *int64            `json:"log_id"`
+	Tool                Tool              `json:"ai_tool"`
+	Project             string            `json:"ai_project,omitempty"`
+	SessionID           string            `json:"ai_session_id,omitempty"`
+	Hostname            string            `json:"hostname"`
+	Timestamp           string            `json:"timestamp"`
+	LastSeen            string            `json:"last_seen,omitempty"`
+	HookEvent           string            `json:"hook_event"`
+	HookName            string            `json:"hook_name,omitempty"`
+	HookSource          string            `json:"hook_source,omitempty"`
+	HookCommand         string            `json:"hook_command,omitempty"`
+	Status              string            `json:"status"`
+	ExitCode            *int64            `json:"exit_code"`
+	DurationMS          *int64            `json:"duration_ms"`
+	StdoutPreview       string            `json:"stdout_preview,omitempty"`
+	StderrPreview       string            `json:"stderr_preview,omitempty"`
+	PersistedOutputPath string            `json:"persisted_output_path,omitempty"`
+	TrustedHash         string            `json:"trusted_hash,omitempty"`
+	EvidenceKind        string            `json:"evidence_kind"`
+	Metadata            map[string]string `json:"metadata,omitempty"`
+}
+
+// EventList is the answer of an event listing: {events, total, truncated}.
+type EventList[T any] struct {
+	Events         []T  `json:"events"`
+	Total          int  `json:"total"`
+	Truncated      bool `json:"truncated"`
+	LimitClampedTo int  `json:"limit_clamped_to,omitempty"`
+}

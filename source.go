@@ -48,6 +48,8 @@ type ImportRecord struct {
 	Line int64
 	// Meta is Entry.MetadataJSON(), rendered by the caller (off the writer).
 	Meta string
+	// Events are the record's normalized events, stored with its row.
+	Events Events
 }
 
 // ParseError is a record Cortex could not use.
@@ -91,6 +93,27 @@ type ImportResult struct {
 	Inserted   int64
 	Updated    int64
 	Duplicates int64
+	Events     EventCounts
+}
+
+// EventCounts reports what event writing did: new rows per table, and
+// events that were already stored (or, for tool calls, merged into an
+// existing call's row).
+type EventCounts struct {
+	Skills     int64 `json:"skill_events"`
+	Tools      int64 `json:"mcp_events"`
+	Hooks      int64 `json:"hook_events"`
+	Duplicates int64 `json:"duplicates"`
+	Merged     int64 `json:"tool_events_merged"`
+}
+
+// Add adds o to c.
+func (c *EventCounts) Add(o EventCounts) {
+	c.Skills += o.Skills
+	c.Tools += o.Tools
+	c.Hooks += o.Hooks
+	c.Duplicates += o.Duplicates
+	c.Merged += o.Merged
 }
 
 // RawBytes is the size of the batch's stored raw records.

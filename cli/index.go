@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/ingest"
 )
 
@@ -108,10 +109,28 @@ func indexRun(ctx context.Context, f *Factory, opts *IndexOptions) error {
 	if err != nil {
 		return err
 	}
+	// The default folders come with the agents' hook configuration: keep its
+	// inventory current too (explicit paths are transcripts only).
+	var hooks *app.HookConfigResult
+	if len(opts.Paths) == 0 && len(cfg.Index.Paths) == 0 && !sum.Canceled {
+		svc := app.New(db)
+		svc.Now = f.Now
+		res, err := svc.CollectHookConfig(ctx, cfg.Home, cfg.Hostname)
+		if err != nil {
+			return err
+		}
+		hooks = &res
+	}
 	if opts.JSON {
-		return io.WriteJSON(sum)
+		return io.WriteJSON(struct {
+			ingest.Summary
+			HookConfig *app.HookConfigResult `json:"hook_config,omitempty"`
+		}{sum, hooks})
 	}
 	printIndexSummary(f, db.Path(), sum)
+	if hooks != nil && len(hooks.Files) > 0 {
+		f.IO.Printf("  hook config: %d configured hooks in %d files (%d new)\n", hooks.Hooks, len(hooks.Files), hooks.Inserted)
+	}
 	if sum.Canceled {
 		return fmt.Errorf("canceled: the next run resumes from the stored checkpoints")
 	}
@@ -140,6 +159,7 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 	}
 	o.Printf("\n")
 	o.Printf("  records: %d read, %d rows inserted, %d updated, %d duplicates skipped\n", s.Records, s.Inserted, s.Updated, s.Duplicates)
+	o.Printf("  events:  %d skill, %d tool-call, %d hook\n", s.Events.Skills, s.Events.Tools, s.Events.Hooks)
 	if len(s.Skipped) > 0 {
 		keys := make([]string, 0, len(s.Skipped))
 		for k := range s.Skipped {

@@ -62,6 +62,7 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		NewCmdSearch(f, nil),
 		NewCmdSessions(f, nil),
 		NewCmdStatus(f, nil),
+		NewCmdAI(f),
 		NewCmdBench(f),
 		NewCmdConfig(f),
 	)

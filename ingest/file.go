@@ -258,7 +258,11 @@ func (fr *fileRun) readLines(ctx context.Context, f *os.File, size int64, head [
 			fr.advance(l)
 			continue
 		}
-		results := transcript.ParseLine(parser, l.Data, l.No, l.Complete)
+		// Secrets are redacted before parsing, so the stored raw record, the
+		// entry and its events all come from the same redacted bytes (backfill
+		// re-extracts events from the stored raw and must find the same).
+		line, _ := fr.r.opts.Redactor.Bytes(l.Data)
+		results := transcript.ParseLine(parser, line, l.No, l.Complete)
 		if len(results) == 1 && errors.Is(results[0].Err, transcript.ErrTruncated) {
 			// An incomplete trailing record: leave it for the next read.
 			fr.src.PendingBytes = l.End - l.Start
@@ -317,7 +321,8 @@ func (fr *fileRun) readDocument(ctx context.Context, f *os.File, size int64, ctx
 	// messages dedupe, changed ones are updated.
 	fr.stats.outcome = "read"
 	fr.batch.Reset = true
-	results, err := transcript.ParseGemini(ctxFile, data)
+	redacted, _ := fr.r.opts.Redactor.Bytes(data)
+	results, err := transcript.ParseGemini(ctxFile, redacted)
 	if err != nil {
 		fr.src.LastError = err.Error()
 		fr.stats.err = err.Error()
@@ -371,8 +376,15 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 		e.RecordKey += "#" + strconv.FormatInt(n, 10)
 	}
 	red := fr.r.opts.Redactor
-	raw, _ := red.Bytes(res.Raw)
+	raw := res.Raw // already redacted (see readLines)
+	// Extracted text is unescaped JSON: redact it again (a secret written
+	// with JSON escapes only shows in the decoded form).
 	e.Text, _ = red.String(e.Text)
+	var events cortex.Events
+	if !fr.r.opts.NoEvents {
+		events = res.Events
+		RedactEvents(red, &events)
+	}
 	sum := sha256.Sum256(raw)
 	enc := fr.r.opts.Codec.Encode(nil, raw)
 	fr.raw += len(enc)
@@ -382,7 +394,7 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 		fr.settle(e.Timestamp)
 	}
 	fr.batch.Records = append(fr.batch.Records, cortex.ImportRecord{
-		Entry: e, Raw: enc, ContentHash: hex.EncodeToString(sum[:12]), Line: res.Line, Meta: e.MetadataJSON()})
+		Entry: e, Raw: enc, ContentHash: hex.EncodeToString(sum[:12]), Line: res.Line, Meta: e.MetadataJSON(), Events: events})
 	return nil
 }
 

@@ -268,6 +268,7 @@ func (w *writer) commit(ctx context.Context, group []batchMsg, stopWorkers func(
 			w.sum.Inserted += r.Inserted
 			w.sum.Updated += r.Updated
 			w.sum.Duplicates += r.Duplicates
+			w.sum.Events.Add(r.Events)
 			w.sum.BytesRead += g.bytes
 			w.prog.Inserted += r.Inserted
 			w.prog.BytesDone += g.bytes

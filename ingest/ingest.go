@@ -34,6 +34,9 @@ type Options struct {
 	// duplicated: the import ledger dedupes).
 	Force    bool
 	Hostname string
+	// NoEvents stores rows without extracting skill, tool-call and hook
+	// events (they can be added later with Backfill).
+	NoEvents bool
 	// Workers parse files concurrently (default: number of CPUs).
 	Workers int
 	// BatchRecords and BatchBytes bound one write transaction.
@@ -85,15 +88,17 @@ type Summary struct {
 	// Stored those handed to the store, and Inserted/Updated/Duplicates what
 	// the store did with them; Skipped records understood but deliberately
 	// not stored, by reason.
-	Records      int64            `json:"records"`
-	Stored       int64            `json:"records_stored"`
-	Inserted     int64            `json:"rows_inserted"`
-	Updated      int64            `json:"rows_updated"`
-	Duplicates   int64            `json:"duplicates_skipped"`
-	Skipped      map[string]int64 `json:"records_skipped"`
-	ParseErrors  int64            `json:"parse_errors"`
-	Warnings     int64            `json:"warnings"`
-	UnknownTypes int64            `json:"unknown_types"`
+	Records    int64 `json:"records"`
+	Stored     int64 `json:"records_stored"`
+	Inserted   int64 `json:"rows_inserted"`
+	Updated    int64 `json:"rows_updated"`
+	Duplicates int64 `json:"duplicates_skipped"`
+	// Events counts the skill, tool-call and hook events stored.
+	Events       cortex.EventCounts `json:"events"`
+	Skipped      map[string]int64   `json:"records_skipped"`
+	ParseErrors  int64              `json:"parse_errors"`
+	Warnings     int64              `json:"warnings"`
+	UnknownTypes int64              `json:"unknown_types"`
 	// PendingFiles end with an incomplete record left for the next read.
 	PendingFiles int         `json:"pending_partial_records"`
 	BytesRead    int64       `json:"bytes_read"`

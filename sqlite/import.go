@@ -182,10 +182,20 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 		}
 	}
 	recs := lastWriteWins(b.Records, res)
+	var events pendingEvents
 	for i := 0; i < len(recs); i += claimChunk {
-		if err := w.records(b, sid, recs[i:min(i+claimChunk, len(recs))], res); err != nil {
+		if err := w.records(b, sid, recs[i:min(i+claimChunk, len(recs))], res, &events); err != nil {
 			return err
 		}
+	}
+	// Events go in the same transaction as their rows (and, like the rows,
+	// before any full-text entry: see finish).
+	if !events.empty() {
+		c, err := w.writeEvents(&events, nil)
+		if err != nil {
+			return err
+		}
+		res.Events.Add(c)
 	}
 	for _, pe := range b.ParseErrors {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_parse_errors(source_id, line_no, byte_offset, error, preview, seen_at)
@@ -238,7 +248,7 @@ func lastWriteWins(recs []cortex.ImportRecord, res *cortex.ImportResult) []corte
 
 // records claims a chunk of records (unique keys) in the ledger, inserts
 // the new ones and updates the changed ones.
-func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.ImportRecord, res *cortex.ImportResult) error {
+func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.ImportRecord, res *cortex.ImportResult, ev *pendingEvents) error {
 	ctx := w.ctx
 	claim, err := w.stmt("claim", len(recs), claimSQL)
 	if err != nil {
@@ -288,6 +298,8 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 			}
 			w.account(b, &old, -1)
 			w.account(b, &r.Entry, +1)
+			ev.replaced = append(ev.replaced, id)
+			ev.add(rowOf(id, b.Hostname, &r.Entry), &r.Events)
 			w.unindex = append(w.unindex, ftsRow{id: id})
 			// Queued even when empty: it replaces a text queued earlier in
 			// this transaction for the same row (see finish).
@@ -320,6 +332,7 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 	}
 	for _, i := range fresh {
 		e := &recs[i].Entry
+		ev.add(rowOf(base+int64(i), b.Hostname, e), &recs[i].Events)
 		if ftsIndexed(e) {
 			w.toIndex = append(w.toIndex, ftsRow{base + int64(i), e.Text})
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/cortexhq/cortex"
 )
 
 // benchFiles loads the real corpus transcripts of one top-level folder once.
@@ -133,4 +135,48 @@ func BenchmarkSniff(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkExtractEvents measures backfill extraction: ExtractEvents over
+// every stored record of the real corpus (raw bytes as stored, entry
+// fields as the logs row keeps them).
+func BenchmarkExtractEvents(b *testing.B) {
+	type rec struct {
+		e   cortex.Entry
+		raw []byte
+	}
+	var recs []rec
+	var total int64
+	for _, folder := range []string{"claude", "codex", "gemini"} {
+		datas, ctxs, _ := benchFiles(b, folder)
+		for i, data := range datas {
+			_, rs, err := parseFile(b, ctxs[i].Path, data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, r := range stored(rs) {
+				e := cortex.Entry{Tool: r.Entry.Tool, Kind: r.Entry.Kind, Role: r.Entry.Role}
+				if id, ok := r.Entry.Meta["turn_id"]; ok {
+					e.Meta = map[string]string{"turn_id": id}
+				}
+				recs = append(recs, rec{e, r.Raw})
+				total += int64(len(r.Raw))
+			}
+		}
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	events := 0
+	for b.Loop() {
+		events = 0
+		for i := range recs {
+			ev, err := ExtractEvents(recs[i].e.Tool, &recs[i].e, recs[i].raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			events += len(ev.Skills) + len(ev.Tools) + len(ev.Hooks)
+		}
+	}
+	b.ReportMetric(float64(events), "events/op")
 }

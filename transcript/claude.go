@@ -144,6 +144,9 @@ func (c *ClaudeParser) Parse(raw []byte, line int64) Result {
 		res.Entry.Role = cortex.RoleContext
 		res.Entry.Kind = "user:subagent_prompt"
 	}
+	if res.Skip == "" && res.Err == nil {
+		res.Events = extractEvents(cortex.ToolClaude, &res.Entry, v)
+	}
 	return res
 }
 

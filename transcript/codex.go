@@ -1,9 +1,10 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -136,6 +137,7 @@ func (c *CodexParser) Parse(raw []byte, line int64) Result {
 		} else {
 			res.Entry.RecordKey = contentKey(raw)
 		}
+		res.Events = extractEvents(cortex.ToolCodex, &res.Entry, v)
 	}
 	return res
 }
@@ -280,10 +282,7 @@ func (c *CodexParser) responseItem(v, pl *fastjson.Value, pt string, res *Result
 			res.Skip = SkipEmpty
 		}
 	case "function_call", "custom_tool_call", "local_shell_call":
-		name := str(pl, "name")
-		if pt == "local_shell_call" {
-			name = "local_shell"
-		}
+		name := codexToolName(pl, pt)
 		c.envelope(v, res, cortex.RoleToolCall, "response_item:"+pt)
 		callID := str(pl, "call_id")
 		if callID != "" && name != "" {
@@ -495,7 +494,7 @@ func mcpResultText(r *fastjson.Value) (string, bool) {
 		return "", false
 	}
 	if e := r.Get("Err"); e != nil {
-		return compactValue(e), true
+		return valueText(e, math.MaxInt), true
 	}
 	ok := r.Get("Ok")
 	if ok == nil {
@@ -509,7 +508,7 @@ func mcpResultText(r *fastjson.Value) (string, bool) {
 		if t := str(p, "text"); t != "" {
 			b.WriteString(t)
 		} else {
-			b.WriteString(compactValue(p))
+			b.WriteString(valueText(p, math.MaxInt))
 		}
 	}
 	return b.String(), boolAt(ok, "isError") || boolAt(ok, "is_error")
@@ -523,22 +522,34 @@ type Output struct {
 	Failed bool
 }
 
-var (
-	reProcessExited = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)`)
-	reExitCode      = regexp.MustCompile(`(?m)^Exit code: (-?\d+)`)
-)
-
 // CodexOutput decodes a function_call_output / custom_tool_call_output
 // value and derives its failure. Codex has no error flag; failure is read
 // from (in this order) the JSON envelope {"output","metadata":{"exit_code"}},
 // a "Process exited with code N" line, an "Exit code: N" line, and the
 // "apply_patch verification failed" message.
 func CodexOutput(out *fastjson.Value) Output {
-	var o Output
+	oc, body := codexOutcomeOf(out)
+	return Output{Text: clean(string(body)), ExitCode: oc.exit, Failed: oc.failed}
+}
+
+// codexOutcome is what a tool output says about its call.
+type codexOutcome struct {
+	exit   *int
+	failed bool
+}
+
+// codexOutcomeOf derives a tool output's outcome (see CodexOutput) and
+// returns its text: the envelope's "output", the parts of a list, or the
+// output itself — for a string output the decoded bytes without a copy
+// (valid only while the parsed record is).
+func codexOutcomeOf(out *fastjson.Value) (codexOutcome, []byte) {
+	var oc codexOutcome
 	if out == nil {
-		return o
+		return oc, nil
 	}
-	if out.Type() == fastjson.TypeArray {
+	var text []byte
+	switch out.Type() {
+	case fastjson.TypeArray:
 		var b strings.Builder
 		for _, p := range arr(out) {
 			switch str(p, "type") {
@@ -549,42 +560,68 @@ func CodexOutput(out *fastjson.Value) Output {
 				b.WriteByte('\n')
 			}
 		}
-		o.Text = strings.TrimSpace(b.String())
-		return o
+		return oc, []byte(strings.TrimSpace(b.String()))
+	case fastjson.TypeString:
+		text = out.GetStringBytes()
+	default:
+		text = []byte(valueText(out, math.MaxInt))
 	}
-	text := compactValue(out)
-	o.Text = text
-	trimmed := strings.TrimSpace(text)
-	if strings.HasPrefix(trimmed, "{") && strings.Contains(trimmed, `"exit_code"`) {
+	body := text
+	if trimmed := bytes.TrimSpace(text); bytes.HasPrefix(trimmed, []byte("{")) && bytes.Contains(trimmed, []byte(`"exit_code"`)) {
 		var env struct {
 			Output   string `json:"output"`
 			Metadata struct {
 				ExitCode *int `json:"exit_code"`
 			} `json:"metadata"`
 		}
-		if json.Unmarshal([]byte(trimmed), &env) == nil && env.Metadata.ExitCode != nil {
-			o.Text = clean(env.Output)
-			o.ExitCode = env.Metadata.ExitCode
+		if json.Unmarshal(trimmed, &env) == nil && env.Metadata.ExitCode != nil {
+			body = []byte(env.Output)
+			oc.exit = env.Metadata.ExitCode
 		}
 	}
-	if o.ExitCode == nil {
-		head := text
-		if len(head) > 4096 {
-			head = head[:4096]
-		}
-		for _, re := range []*regexp.Regexp{reProcessExited, reExitCode} {
-			if m := re.FindStringSubmatch(head); m != nil {
-				if n, err := strconv.Atoi(m[1]); err == nil {
-					o.ExitCode = &n
-					break
-				}
+	if oc.exit == nil {
+		head := text[:min(len(text), 4096)]
+		for _, prefix := range []string{"Process exited with code ", "Exit code: "} {
+			if n, found, ok := exitLine(head, prefix); found && ok {
+				oc.exit = &n
+				break
 			}
 		}
 	}
-	if o.ExitCode != nil {
-		o.Failed = *o.ExitCode != 0
+	if oc.exit != nil {
+		oc.failed = *oc.exit != 0
 	} else {
-		o.Failed = strings.Contains(text, "apply_patch verification failed")
+		oc.failed = bytes.Contains(text, []byte("apply_patch verification failed"))
 	}
-	return o
+	return oc, body
+}
+
+// exitLine finds the first line of b that starts with prefix and an
+// integer, like the regular expression (?m)^prefix(-?[0-9]+). found
+// reports a match, ok that its integer fits an int.
+func exitLine(b []byte, prefix string) (n int, found, ok bool) {
+	for start := 0; start < len(b); {
+		line := b[start:]
+		if len(line) >= len(prefix) && string(line[:len(prefix)]) == prefix {
+			d := line[len(prefix):]
+			k := 0
+			if k < len(d) && d[k] == '-' {
+				k++
+			}
+			m := k
+			for m < len(d) && d[m] >= '0' && d[m] <= '9' {
+				m++
+			}
+			if m > k {
+				v, err := strconv.Atoi(string(d[:m]))
+				return v, true, err == nil
+			}
+		}
+		j := bytes.IndexByte(line, '\n')
+		if j < 0 {
+			break
+		}
+		start += j + 1
+	}
+	return 0, false, false
 }

@@ -44,8 +44,15 @@ func checkResults(t *testing.T, tool cortex.Tool, rs []Result) {
 			t.Fatalf("result with both Err (%v) and Skip (%q)", r.Err, r.Skip)
 		}
 		if r.Err != nil || r.Skip != "" {
+			if !r.Events.Empty() {
+				t.Fatalf("events on a record that is not stored: %+v", r.Events)
+			}
 			continue
 		}
+		// The backfill invariant: the stored raw record and entry fields
+		// give exactly the parser's events.
+		checkReextract(t, r.Entry.Kind, r)
+		checkEvents(t, r.Entry.Kind, r.Events)
 		e := r.Entry
 		if !utf8.ValidString(e.Text) || strings.IndexByte(e.Text, 0) >= 0 {
 			t.Fatalf("stored text is not clean UTF-8: %q", e.Text)
@@ -68,6 +75,21 @@ func checkResults(t *testing.T, tool cortex.Tool, rs []Result) {
 		for _, s := range []string{e.SessionID, e.Project, e.ToolName, e.Kind, e.AgentID, e.Model, e.RecordKey} {
 			if !utf8.ValidString(s) {
 				t.Fatalf("field is not valid UTF-8: %q", s)
+			}
+		}
+	}
+}
+
+// fuzzExtract runs ExtractEvents on arbitrary input as any agent's record
+// of a few kinds: it must not panic, and what it returns must hold the
+// event invariants.
+func fuzzExtract(t *testing.T, data []byte) {
+	for _, tool := range cortex.Tools() {
+		for _, kind := range []string{"", "user:meta", "progress:agent_progress:user:meta", "gemini:tool_result"} {
+			e := cortex.Entry{Tool: tool, Kind: kind, Meta: map[string]string{"turn_id": "t"}}
+			ev, err := ExtractEvents(tool, &e, data)
+			if err == nil {
+				checkEvents(t, string(tool)+" "+kind, ev)
 			}
 		}
 	}
@@ -99,12 +121,16 @@ func fuzzJSONL(t *testing.T, tool cortex.Tool, newParser func() RecordParser, da
 	}
 	_, _ = SplitConcatenated(data)
 	_, _ = Sniff(data)
+	fuzzExtract(t, data)
 }
 
 func FuzzClaudeParse(f *testing.F) {
 	seedLines(f, "claude")
 	f.Add([]byte(`{"type":"user","message":{"role":"user","content":"caf\xe9 \xff"}}`))
 	f.Add([]byte(`{"type":"progress","data":{"type":"agent_progress","message":{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"ls"}}]}}}}`))
+	f.Add([]byte(`{"type":"assistant","attributionSkill":" p:s\u00e9 ","attributionPlugin":"p","message":{"content":[{"type":"mcp_tool_use","id":"m","name":"t","server_name":"srv","input":{"k":"\u0007\ud800"}}]}}`))
+	f.Add([]byte(`{"type":"system","subtype":"stop_hook_summary","hookCount":2,"hookInfos":[{"command":"a","durationMs":1},"b"],"hookErrors":["x",{"y":1}],"preventedContinuation":true}`))
+	f.Add([]byte(`{"type":"user","isMeta":true,"sourceToolUseID":"t","message":{"content":[{"type":"text","text":"Base directory for this skill: /a/b\\c/\nbody"}]}}`))
 	ctx := FileContext{SessionID: "fuzz", Project: "/fuzz", AgentID: "", AgentType: "t"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzJSONL(t, cortex.ToolClaude, func() RecordParser { return NewClaudeParser(ctx) }, data)
@@ -117,6 +143,9 @@ func FuzzCodexParse(f *testing.F) {
 	seedLines(f, "codex")
 	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call","name":"x","arguments":"not json \u0007","call_id":"c"}}`))
 	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"{\"output\":\"a\\u0000\",\"metadata\":{\"exit_code\":1}}"}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"< skill ><name>a:b</name><path>/p</path>x<skill><name>a:b</name></ skill>"}]}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call","name":"js","namespace":"mcp__node_repl","arguments":"{\"code\": 1}","call_id":"c","metadata":{"turn_id":"t"}}}`))
+	f.Add([]byte(`{"type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c","invocation":{"server":"s","tool":"t","arguments":{"q":"\u00e9"}},"duration":{"secs":1,"nanos":5},"result":{"Err":{"code":1}}}}`))
 	ctx := FileContext{SessionID: "fuzz"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzJSONL(t, cortex.ToolCodex, func() RecordParser { return NewCodexParser(ctx, CodexState{}) }, data)
@@ -146,6 +175,7 @@ func FuzzGemini(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"sessionId":"s","projectHash":"h"}`))
+	f.Add([]byte(`{"sessionId":"s","messages":[{"id":"m","type":"gemini","content":"","toolCalls":[{"id":"c","name":"mcp__s__t","args":{"command":"a\u001b[0m \u00e9 \/"},"status":"cancelled","result":[{"functionResponse":{"response":{"error":{"e":"\u0007"}}}}]}]}]}`))
 	f.Add([]byte("{\"sessionId\":\"s\"}\n{\"id\":\"a\",\"type\":\"user\",\"content\":\"x\"}\n{\"$rewindTo\":\"a\"}\n"))
 	ctx := FileContext{SessionID: "fuzz"}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -165,5 +195,6 @@ func FuzzGemini(f *testing.F) {
 			keys[r.Entry.RecordKey] = true
 		}
 		_, _ = Sniff(data)
+		fuzzExtract(t, data)
 	})
 }

@@ -242,6 +242,13 @@ func (g *geminiDoc) message(c *clock, id string, v *fastjson.Value, m *geminiMes
 	key := "m:" + id
 	text := geminiContent(v)
 	calls := arr(v.Get("toolCalls"))
+	// Each call's raw record is marshalled before any of its strings is
+	// read: fastjson re-quotes strings that were read (Go-style, not
+	// always valid JSON) but copies unread ones as written.
+	raws := make([][]byte, len(calls))
+	for i, tc := range calls {
+		raws[i] = tc.MarshalTo(nil)
+	}
 	var role cortex.Role
 	switch typ {
 	case "user":
@@ -295,9 +302,12 @@ func (g *geminiDoc) message(c *clock, id string, v *fastjson.Value, m *geminiMes
 			res.Skip = SkipEmpty
 		}
 	}
+	if res.Skip == "" {
+		res.Events = extractEvents(cortex.ToolGemini, &res.Entry, v)
+	}
 	out := []Result{res}
 	for i, tc := range calls {
-		out = append(out, g.toolResult(c, v, tc, key, i, m))
+		out = append(out, g.toolResult(c, v, tc, raws[i], key, i, m))
 	}
 	return out
 }
@@ -314,8 +324,7 @@ func GeminiCallStatus(tc *fastjson.Value) (status string, failed bool) {
 	return status, failed
 }
 
-func (g *geminiDoc) toolResult(c *clock, msg, tc *fastjson.Value, msgKey string, i int, m *geminiMessage) Result {
-	raw := tc.MarshalTo(nil)
+func (g *geminiDoc) toolResult(c *clock, msg, tc *fastjson.Value, raw []byte, msgKey string, i int, m *geminiMessage) Result {
 	name := str(tc, "name")
 	res := Result{Raw: raw, Line: m.line, Type: "gemini:tool_call"}
 	ts := str(tc, "timestamp")
@@ -374,5 +383,6 @@ func (g *geminiDoc) toolResult(c *clock, msg, tc *fastjson.Value, msgKey string,
 	}
 	res.Entry.Text = strings.TrimSpace("[" + label + "] " + body)
 	res.Entry.TextTruncated = cut
+	res.Events = extractEvents(cortex.ToolGemini, &res.Entry, tc)
 	return res
 }

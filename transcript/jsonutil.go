@@ -28,6 +28,21 @@ func str(v *fastjson.Value, keys ...string) string {
 	return clean(string(x.GetStringBytes()))
 }
 
+// rawStr returns the decoded bytes of the string at the key path without
+// copying them (nil when absent or not a string). They are only valid
+// while v is; compare them with string(…) == "…" or in a switch, which
+// does not allocate.
+func rawStr(v *fastjson.Value, keys ...string) []byte {
+	if v == nil {
+		return nil
+	}
+	x := v.Get(keys...)
+	if x == nil || x.Type() != fastjson.TypeString {
+		return nil
+	}
+	return x.GetStringBytes()
+}
+
 // boolAt reports whether the value at the key path is JSON true.
 func boolAt(v *fastjson.Value, keys ...string) bool {
 	if v == nil {

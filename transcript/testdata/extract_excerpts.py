@@ -47,6 +47,18 @@ LINES = {
     'claude/large_error_result.jsonl': ('claude/claude-code-log/-Users-dain-workspace-claude-code-log-sample/fe869ecb-c176-478f-9734-7e4b8ef12cff.jsonl', [30, 31]),
     'claude/medium_error_result.jsonl': ('claude/claude-code-log/-Users-dain-workspace-coderabbit-review-helper/cb2e607c-c758-415a-8b45-c49e4631906a.jsonl', [45, 46]),
     'claude/large_tool_result.jsonl': ('claude/claude-code-log/-src-experiments-claude_p/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl', [15, 18]),
+    # Claude Code events (skills, tool calls, hooks)
+    'claude/attribution_plugin.jsonl': ('claude/entireio-skills/7c/daf836fa0f/1/raw_transcript', [22]),
+    'claude/attribution_bundled.jsonl': ('claude/planetfall-seed-signalkit/84/da75cf4015/2/full.jsonl', [274]),
+    'claude/skill_tool_args.jsonl': ('claude/planetfall-seed-signalkit/84/da75cf4015/2/full.jsonl', [269]),
+    'claude/slash_skill_body.jsonl': ('claude/entireio-cli/0e/3fdc072c53/0/full.jsonl', [505, 506]),
+    'claude/multi_tool_use.jsonl': ('claude/context-evaluator/01/fdffbe1223/0/full.jsonl', [8, 9, 10, 11, 12]),
+    'claude/mcp_tool_use.jsonl': ('claude/entireio-cli/0e/3fdc072c53/0/full.jsonl', [723, 726]),
+    'claude/agent_progress_tool_use.jsonl': ('claude/entireio-cli/8c/fa910f8ef9/0/full.jsonl', [250]),
+    'claude/hook_additional_context.jsonl': ('claude/claude-code-log/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl', [3]),
+    'claude/hook_system_message.jsonl': ('claude/planetfall-seed-signalkit/84/da75cf4015/2/full.jsonl', [5]),
+    'claude/async_hook_response.jsonl': ('claude/entireio-skills/31/a1d14a1bd2/0/raw_transcript', [16]),
+    'claude/stop_hook_summary_multi.jsonl': ('claude/entireio-skills/7c/daf836fa0f/1/raw_transcript', [190]),
     # Codex
     'codex/rollout_0_58_head.jsonl': ('codex/codex-session-view/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl', list(range(1, 14))),
     'codex/rollout_desktop_turn.jsonl': ('codex/entireio-skills/ca/64320841af/0/raw_transcript', list(range(4, 22))),
@@ -64,6 +76,12 @@ LINES = {
     'codex/turn_aborted.jsonl': ('codex/agentv/3c/162d1d8ad4/1/full.jsonl', [597]),
     'codex/turn_aborted_event.jsonl': ('codex/entireio-skills/aa/e23a37ee3e/1/raw_transcript', [54]),
     'codex/memory_citation.jsonl': ('codex/entireio-skills/ca/64320841af/0/raw_transcript', [152, 153]),
+    # Codex events (skills, tool calls)
+    'codex/skill_message_0125.jsonl': ('codex/entireio-skills/aa/e23a37ee3e/1/raw_transcript', [8]),
+    'codex/skill_message_0141.jsonl': ('codex/agentv/3c/162d1d8ad4/1/full.jsonl', [66]),
+    'codex/skill_in_tool_output.jsonl': ('codex/planetfall-seed-signalkit/5b/ee34acb370/0/full.jsonl', [77]),
+    'codex/namespaced_mcp_call.jsonl': ('codex/planetfall-seed-signalkit/47/c7e9ab56d1/0/full.jsonl', [152, 153, 154]),
+    'codex/mcp_tool_call_end_ok.jsonl': ('codex/planetfall-seed-signalkit/47/c7e9ab56d1/0/full.jsonl', [119]),
 }
 
 

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+
+	"github.com/cortexhq/cortex/hookconfig"
+	"github.com/cortexhq/cortex/sqlite"
+)
+
+// HookConfigResult reports a hook-configuration collection.
+type HookConfigResult struct {
+	Files     []hookconfig.FileResult `json:"files"`
+	Hooks     int                     `json:"hooks"`
+	Inserted  int64                   `json:"inserted"`
+	Refreshed int64                   `json:"refreshed"`
+	// Note restates what these rows are.
+	Note string `json:"note"`
+}
+
+// CollectHookConfig reads the agents' hook configuration (user files under
+// home, project files of every project seen in transcripts) and records
+// each configured hook as config_inventory / trusted_hash_state evidence:
+// new hooks are inserted, known ones get last_seen. Configured is never
+// treated as executed.
+func (s *Service) CollectHookConfig(ctx context.Context, home, host string) (HookConfigResult, error) {
+	res := HookConfigResult{Files: []hookconfig.FileResult{},
+		Note: "configuration inventory: these hooks are configured, which is not proof that they ran"}
+	projects, err := s.DB.Projects(ctx)
+	if err != nil {
+		return res, err
+	}
+	hooks, files := hookconfig.Collect(ctx, hookconfig.Sources(home, projects))
+	if files != nil {
+		res.Files = files
+	}
+	res.Hooks = len(hooks)
+	if len(hooks) == 0 {
+		return res, ctx.Err()
+	}
+	rows := make([]sqlite.ConfigHook, len(hooks))
+	for i, h := range hooks {
+		rows[i] = sqlite.ConfigHook{Tool: h.Tool, Hook: h.HookEvent}
+		if h.Source.Project != "" {
+			rows[i].Project = h.Source.Project
+		}
+	}
+	res.Inserted, res.Refreshed, err = s.DB.StoreConfigHooks(ctx, host, s.Now(), rows)
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}

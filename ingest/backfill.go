@@ -1,0 +1,248 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/rawcodec"
+	"github.com/cortexhq/cortex/redact"
+	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/transcript"
+)
+
+// Event kinds a backfill can rebuild.
+const (
+	KindSkills = "skills"
+	KindTools  = "mcp"
+	KindHooks  = "hooks"
+)
+
+// EventKinds lists the backfill kinds.
+func EventKinds() []string { return []string{KindSkills, KindTools, KindHooks} }
+
+// BackfillStore is what a backfill needs from the database.
+type BackfillStore interface {
+	TranscriptRecords(ctx context.Context, afterID int64, since time.Time, limit int) ([]sqlite.StoredRecord, error)
+	StoreEvents(ctx context.Context, recs []sqlite.EventRecord, dry *sqlite.DryRun) (cortex.EventCounts, error)
+	AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(int) bool, staleAfter time.Duration) (func(), error)
+}
+
+// BackfillOptions configures Backfill.
+type BackfillOptions struct {
+	// Kinds selects which events to rebuild (default: all).
+	Kinds []string
+	// Since limits the scan to rows at or after this time.
+	Since time.Time
+	// AfterID starts the scan after this row id (to continue a run that
+	// stopped at Limit).
+	AfterID int64
+	// Limit bounds the rows scanned (0: no limit); Truncated reports a hit.
+	Limit int
+	// DryRun writes nothing and still reports what would be written.
+	DryRun bool
+	// BatchRows is the keyset batch size; each batch is one short write
+	// transaction (default 2000).
+	BatchRows int
+	Progress  func(BackfillProgress)
+	Redactor  *redact.Redactor
+	Codec     *rawcodec.Codec
+	// Holder names the caller in the single-flight lock (e.g. "cli").
+	Holder string
+	// Hostname is this machine's name (for the lock).
+	Hostname string
+}
+
+// BackfillProgress is reported after every batch.
+type BackfillProgress struct {
+	Scanned int64
+	LastID  int64
+}
+
+// BackfillResult reports a backfill.
+type BackfillResult struct {
+	Kinds   []string `json:"kinds"`
+	DryRun  bool     `json:"dry_run"`
+	Scanned int64    `json:"scanned_rows"`
+	// Events counts what was (or, in a dry run, would be) stored: new rows
+	// per table, events already stored, tool events merged into an existing
+	// call's row.
+	Events      cortex.EventCounts `json:"events"`
+	ParseErrors int64              `json:"parse_errors"`
+	// Truncated is set when Limit stopped the scan before the last row;
+	// continue with AfterID = LastID.
+	Truncated bool     `json:"truncated"`
+	LastID    int64    `json:"last_id"`
+	Elapsed   Duration `json:"elapsed"`
+	Errors    []string `json:"errors,omitempty"`
+}
+
+// Backfill rebuilds events from the records stored in the database (not
+// from transcript files, which may be gone): a keyset scan by row id in
+// batches, each batch's events written in one short transaction with
+// INSERT OR IGNORE / merge semantics, so running it again adds nothing.
+// Only one backfill runs at a time per database; a second one fails fast
+// with code busy.
+func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (BackfillResult, error) {
+	start := time.Now()
+	kinds, err := normalizeKinds(opts.Kinds)
+	if err != nil {
+		return BackfillResult{}, err
+	}
+	res := BackfillResult{Kinds: kinds, DryRun: opts.DryRun}
+	if opts.Limit < 0 {
+		return res, cortex.Errorf(cortex.CodeInvalid, "limit must be positive, got %d", opts.Limit)
+	}
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 2000
+	}
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New()
+	}
+	if opts.Codec == nil {
+		if opts.Codec, err = rawcodec.New(); err != nil {
+			return res, err
+		}
+	}
+	if opts.Holder == "" {
+		opts.Holder = "backfill"
+	}
+	release, err := store.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, processAlive, 6*time.Hour)
+	if err != nil {
+		return res, err
+	}
+	defer release()
+	want := map[string]bool{}
+	for _, k := range kinds {
+		want[k] = true
+	}
+	var dry *sqlite.DryRun
+	if opts.DryRun {
+		dry = sqlite.NewDryRun()
+	}
+	after := opts.AfterID
+	for {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		n := opts.BatchRows
+		if opts.Limit > 0 {
+			left := int64(opts.Limit) - res.Scanned
+			if left <= 0 {
+				more, err := store.TranscriptRecords(ctx, after, opts.Since, 1)
+				if err != nil {
+					return res, err
+				}
+				res.Truncated = len(more) > 0
+				break
+			}
+			n = int(min(int64(n), left))
+		}
+		rows, err := store.TranscriptRecords(ctx, after, opts.Since, n)
+		if err != nil {
+			return res, err
+		}
+		if len(rows) == 0 {
+			break
+		}
+		recs := make([]sqlite.EventRecord, 0, len(rows))
+		for _, r := range rows {
+			after = r.ID
+			res.Scanned++
+			ev, err := extractStored(opts, r)
+			if err != nil {
+				res.ParseErrors++
+				if len(res.Errors) < 20 {
+					res.Errors = append(res.Errors, fmt.Sprintf("row %d: %v", r.ID, err))
+				}
+				continue
+			}
+			if !want[KindSkills] {
+				ev.Skills = nil
+			}
+			if !want[KindTools] {
+				ev.Tools = nil
+			}
+			if !want[KindHooks] {
+				ev.Hooks = nil
+			}
+			if ev.Empty() {
+				continue
+			}
+			recs = append(recs, sqlite.EventRecord{LogID: r.ID, Hostname: r.Hostname, Entry: r.Entry, Events: ev})
+		}
+		if len(recs) > 0 {
+			c, err := store.StoreEvents(ctx, recs, dry)
+			if err != nil {
+				return res, err
+			}
+			res.Events.Add(c)
+		}
+		res.LastID = after
+		if opts.Progress != nil {
+			opts.Progress(BackfillProgress{Scanned: res.Scanned, LastID: after})
+		}
+	}
+	res.Elapsed = Duration(time.Since(start))
+	return res, nil
+}
+
+// extractStored rebuilds a stored record's events exactly as ingest did:
+// the stored raw JSON is already redacted; extracted free text is
+// redacted again.
+func extractStored(opts BackfillOptions, r sqlite.StoredRecord) (cortex.Events, error) {
+	raw, err := opts.Codec.Decode(r.Raw)
+	if err != nil {
+		return cortex.Events{}, err
+	}
+	if len(raw) == 0 {
+		return cortex.Events{}, nil
+	}
+	ev, err := transcript.ExtractEvents(r.Entry.Tool, &r.Entry, raw)
+	if err != nil {
+		return cortex.Events{}, err
+	}
+	RedactEvents(opts.Redactor, &ev)
+	return ev, nil
+}
+
+func normalizeKinds(kinds []string) ([]string, error) {
+	if len(kinds) == 0 {
+		return EventKinds(), nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range kinds {
+		k = strings.ToLower(strings.TrimSpace(k))
+		switch k {
+		case "skill", "skills":
+			k = KindSkills
+		case "mcp", "mcp-events", "tools", "tool":
+			k = KindTools
+		case "hook", "hooks":
+			k = KindHooks
+		default:
+			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp or hooks)", k)
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// processAlive reports whether a process with this pid runs on this host.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

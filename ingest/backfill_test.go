@@ -1,0 +1,233 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/testcorpus"
+)
+
+// eventDump renders every event table as sorted lines (ids of event rows
+// and creation times left out; log ids kept: both stores are built in the
+// same order, so their row ids agree).
+func eventDump(t testing.TB, path string) map[string][]string {
+	t.Helper()
+	db := rawDB(t, path)
+	queries := map[string]string{
+		"skills": `SELECT log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp, skill_name, skill_plugin, skill_path,
+			event_kind, evidence_kind, metadata_json FROM ai_skill_events`,
+		"mcp": `SELECT call_log_id, result_log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp, call_timestamp,
+			result_timestamp, turn_id, call_id, tool_name, mcp_server, mcp_tool, event_kind, result_kind, status, duration_ms,
+			is_error, exit_code, arguments_json, output_preview, error_text, metadata_json FROM ai_mcp_events`,
+		"hooks": `SELECT log_id, event_index, ai_tool, ai_project, ai_session_id, hostname, timestamp, hook_event, hook_name,
+			hook_source, hook_command, status, exit_code, duration_ms, stdout_preview, stderr_preview, persisted_output_path,
+			trusted_hash, evidence_kind, metadata_json FROM ai_hook_events WHERE log_id IS NOT NULL`,
+	}
+	out := map[string][]string{}
+	for name, q := range queries {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			parts := make([]string, len(vals))
+			for i, v := range vals {
+				if v.Valid {
+					parts[i] = v.String
+				} else {
+					parts[i] = "∅"
+				}
+			}
+			out[name] = append(out[name], strings.Join(parts, "|"))
+		}
+		rows.Close()
+		sort.Strings(out[name])
+	}
+	return out
+}
+
+func diffDumps(t *testing.T, want, got map[string][]string) {
+	t.Helper()
+	for _, table := range []string{"skills", "mcp", "hooks"} {
+		w, g := want[table], got[table]
+		if len(w) == 0 {
+			t.Errorf("%s: the reference store has no events; the test proves nothing", table)
+		}
+		if strings.Join(w, "\n") == strings.Join(g, "\n") {
+			continue
+		}
+		t.Errorf("%s: %d events at ingest, %d after backfill", table, len(w), len(g))
+		gs := map[string]bool{}
+		for _, x := range g {
+			gs[x] = true
+		}
+		ws := map[string]bool{}
+		for _, x := range w {
+			ws[x] = true
+		}
+		shown := 0
+		for _, x := range w {
+			if !gs[x] && shown < 3 {
+				t.Errorf("  only at ingest:   %.2000s", x)
+				shown++
+			}
+		}
+		shown = 0
+		for _, x := range g {
+			if !ws[x] && shown < 3 {
+				t.Errorf("  only at backfill: %.2000s", x)
+				shown++
+			}
+		}
+	}
+}
+
+// corpusDirs copies a varied slice of the real corpus and the labelled
+// sessions into one folder.
+func corpusDirs(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	root := realCorpus(t)
+	for _, rel := range []string{"claude/entireio-cli", "claude/planetfall-seed-signalkit", "claude/claude-code-log",
+		"codex/planetfall-seed-signalkit", "codex/agentv", "gemini/M-Gemini"} {
+		copyTree(t, filepath.Join(root, rel), filepath.Join(dir, strings.ReplaceAll(rel, "/", "-")))
+	}
+	copyTree(t, testcorpus.Labelled(t), filepath.Join(dir, "labelled"))
+	return dir
+}
+
+func TestBackfillEqualsExtractionAtIngest(t *testing.T) {
+	dir := corpusDirs(t)
+	withEvents, pathA := openDB(t)
+	sumA := index(t, withEvents, Options{Paths: []string{dir}, Workers: 1})
+	without, pathB := openDB(t)
+	sumB := index(t, without, Options{Paths: []string{dir}, Workers: 1, NoEvents: true})
+	if sumB.Events != (cortex.EventCounts{}) {
+		t.Fatalf("NoEvents stored events: %+v", sumB.Events)
+	}
+	if sumA.Inserted != sumB.Inserted {
+		t.Fatalf("row counts differ: %d vs %d", sumA.Inserted, sumB.Inserted)
+	}
+	want := eventDump(t, pathA)
+
+	// A dry run reports what it would add and writes nothing.
+	dry, err := Backfill(context.Background(), without, BackfillOptions{DryRun: true, Hostname: "testhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := eventDump(t, pathB); len(got["skills"])+len(got["mcp"])+len(got["hooks"]) != 0 {
+		t.Fatal("a dry run wrote events")
+	}
+	if dry.Events.Skills != int64(len(want["skills"])) || dry.Events.Tools != int64(len(want["mcp"])) || dry.Events.Hooks != int64(len(want["hooks"])) {
+		t.Errorf("dry run would add %+v; ingest stored %d skill, %d tool, %d hook events", dry.Events,
+			len(want["skills"]), len(want["mcp"]), len(want["hooks"]))
+	}
+
+	// The real run, in small batches, ends with exactly the ingest events.
+	res, err := Backfill(context.Background(), without, BackfillOptions{BatchRows: 300, Hostname: "testhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scanned != sumB.Inserted || res.ParseErrors != 0 || res.Truncated {
+		t.Errorf("backfill: %+v (rows %d)", res, sumB.Inserted)
+	}
+	if res.Events != dry.Events {
+		t.Errorf("dry run %+v, real run %+v", dry.Events, res.Events)
+	}
+	diffDumps(t, want, eventDump(t, pathB))
+
+	// Running it again, or backfilling the store that extracted at ingest,
+	// adds nothing.
+	for _, db := range []Store{without, withEvents} {
+		again, err := Backfill(context.Background(), db.(BackfillStore), BackfillOptions{Hostname: "testhost"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Events.Skills+again.Events.Tools+again.Events.Hooks != 0 {
+			t.Errorf("a repeated backfill added events: %+v", again.Events)
+		}
+	}
+	diffDumps(t, want, eventDump(t, pathA))
+
+	// Re-indexing adds no events either.
+	re := index(t, withEvents, Options{Paths: []string{dir}, Workers: 1, Force: true})
+	if re.Events.Skills+re.Events.Tools+re.Events.Hooks != 0 || re.Inserted != 0 {
+		t.Errorf("forced re-index added rows or events: %+v", re)
+	}
+	t.Logf("events: %d skill, %d tool-call rows, %d hook; backfill scanned %d rows in %v", len(want["skills"]),
+		len(want["mcp"]), len(want["hooks"]), res.Scanned, res.Elapsed)
+}
+
+func TestBackfillKindsLimitAndLock(t *testing.T) {
+	dir := corpusDirs(t)
+	db, path := openDB(t)
+	sum := index(t, db, Options{Paths: []string{dir}, NoEvents: true})
+
+	// Only the requested kind.
+	res, err := Backfill(context.Background(), db, BackfillOptions{Kinds: []string{"skill"}, Hostname: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Events.Skills == 0 || res.Events.Tools != 0 || res.Events.Hooks != 0 {
+		t.Errorf("skills-only backfill: %+v", res.Events)
+	}
+	if _, err := Backfill(context.Background(), db, BackfillOptions{Kinds: []string{"bogus"}}); cortex.ErrorCode(err) != cortex.CodeInvalid {
+		t.Errorf("unknown kind: %v", err)
+	}
+
+	// A limit stops the scan and says so; continuing after LastID finishes.
+	part, err := Backfill(context.Background(), db, BackfillOptions{Kinds: []string{"mcp"}, Limit: 1000, Hostname: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !part.Truncated || part.Scanned != 1000 {
+		t.Fatalf("limited backfill: %+v", part)
+	}
+	rest, err := Backfill(context.Background(), db, BackfillOptions{Kinds: []string{"mcp"}, AfterID: part.LastID, Hostname: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest.Truncated || part.Scanned+rest.Scanned != sum.Inserted {
+		t.Errorf("continued backfill scanned %d+%d of %d rows", part.Scanned, rest.Scanned, sum.Inserted)
+	}
+
+	// A second concurrent backfill fails fast with code busy; a lock left
+	// by a dead process is taken over.
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`INSERT INTO maintenance_locks VALUES ('event backfill', 'other', 1, 'h', '2999-01-01T00:00:00.000Z')`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Backfill(context.Background(), db, BackfillOptions{Hostname: "h", Holder: "test"})
+	if cortex.ErrorCode(err) != cortex.CodeBusy || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("concurrent backfill: %v", err)
+	}
+	if _, err := raw.Exec(`UPDATE maintenance_locks SET pid = 999999999`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Backfill(context.Background(), db, BackfillOptions{Hostname: "h", DryRun: true}); err != nil {
+		t.Errorf("a dead holder's lock was not taken over: %v", err)
+	}
+	if n := count(t, raw, `SELECT count(*) FROM maintenance_locks`); n != 0 {
+		t.Errorf("the lock was not released (%d rows)", n)
+	}
+	_ = fmt.Sprint
+}

@@ -1,0 +1,503 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// eventRow is the logs-row context every event of a record is stored with.
+type eventRow struct {
+	logID   int64
+	tool    string
+	project string
+	session string
+	host    string
+	ts      string
+}
+
+func rowOf(id int64, host string, e *cortex.Entry) eventRow {
+	return eventRow{logID: id, tool: string(e.Tool), project: e.Project, session: e.SessionID, host: host, ts: cortex.FormatTime(e.Timestamp)}
+}
+
+// pendingEvents collects a transaction's events; they are written in
+// multi-row statements, in record order, before the full-text rows.
+type pendingEvents struct {
+	skills []skillRow
+	tools  []toolRow
+	hooks  []hookRow
+	// replaced lists rows whose record changed: their skill and runtime
+	// hook events are rewritten from the new version.
+	replaced []int64
+}
+
+type skillRow struct {
+	r eventRow
+	e cortex.SkillEvent
+}
+
+type toolRow struct {
+	r eventRow
+	e cortex.ToolEvent
+}
+
+type hookRow struct {
+	r eventRow
+	e cortex.HookEvent
+}
+
+func (p *pendingEvents) add(r eventRow, ev *cortex.Events) {
+	for _, s := range ev.Skills {
+		p.skills = append(p.skills, skillRow{r, s})
+	}
+	for _, t := range ev.Tools {
+		p.tools = append(p.tools, toolRow{r, t})
+	}
+	for _, h := range ev.Hooks {
+		p.hooks = append(p.hooks, hookRow{r, h})
+	}
+}
+
+func (p *pendingEvents) empty() bool {
+	return len(p.skills)+len(p.tools)+len(p.hooks)+len(p.replaced) == 0
+}
+
+// metaJSON renders an event's extras with sorted keys ("" when none).
+func metaJSON(m map[string]string) any {
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(m[k])
+		b = append(append(append(b, kb...), ':'), vb...)
+	}
+	return string(append(b, '}'))
+}
+
+func nullInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func nullInt64(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func nullBool(p *bool) any {
+	if p == nil {
+		return nil
+	}
+	return boolInt(*p)
+}
+
+const eventChunk = 64
+
+func skillSQL(n int) string {
+	return `INSERT OR IGNORE INTO ai_skill_events(log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp,
+		skill_name, skill_plugin, skill_path, event_kind, evidence_kind, metadata_json) VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?)")
+}
+
+func hookSQL(n int) string {
+	return `INSERT OR IGNORE INTO ai_hook_events(log_id, event_index, ai_tool, ai_project, ai_session_id, hostname, timestamp,
+		hook_event, hook_name, hook_source, hook_command, status, exit_code, duration_ms, stdout_preview, stderr_preview,
+		persisted_output_path, trusted_hash, evidence_kind, metadata_json) VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+}
+
+// toolSQL merges each side of a call into the call's row. duration_ms is
+// the time between the call's record and the result's record (left empty
+// when one record carries both, as Gemini's do). The call side
+// names the tool and proves the call; the result side sets the outcome. A
+// later definitive status (success, error, cancelled) replaces an earlier
+// one; "unknown" only replaces "pending"; "pending" never replaces anything.
+// Every other field keeps its value unless the new event knows it.
+func toolSQL(n int) string {
+	return `INSERT INTO ai_mcp_events(call_log_id, result_log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp,
+		call_timestamp, result_timestamp, turn_id, call_id, tool_name, mcp_server, mcp_tool, event_kind, result_kind, status,
+		duration_ms, is_error, exit_code, arguments_json, output_preview, error_text, metadata_json)
+		VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") + `
+		ON CONFLICT(ai_tool, hostname, COALESCE(ai_session_id, ''), call_id) DO UPDATE SET
+			call_log_id = COALESCE(excluded.call_log_id, call_log_id),
+			result_log_id = COALESCE(excluded.result_log_id, result_log_id),
+			ai_project = COALESCE(ai_project, excluded.ai_project),
+			timestamp = COALESCE(excluded.call_timestamp, call_timestamp, timestamp),
+			call_timestamp = COALESCE(excluded.call_timestamp, call_timestamp),
+			result_timestamp = COALESCE(excluded.result_timestamp, result_timestamp),
+			turn_id = COALESCE(excluded.turn_id, turn_id),
+			tool_name = CASE WHEN excluded.tool_name <> '' THEN excluded.tool_name ELSE tool_name END,
+			mcp_server = COALESCE(excluded.mcp_server, mcp_server),
+			mcp_tool = COALESCE(excluded.mcp_tool, mcp_tool),
+			event_kind = CASE WHEN excluded.call_log_id IS NOT NULL THEN excluded.event_kind ELSE event_kind END,
+			result_kind = COALESCE(excluded.result_kind, result_kind),
+			status = CASE
+				WHEN excluded.status IN ('success', 'error', 'cancelled') THEN excluded.status
+				WHEN excluded.status = 'unknown' AND status = 'pending' THEN 'unknown'
+				ELSE status END,
+			duration_ms = CASE
+				WHEN COALESCE(excluded.call_timestamp, call_timestamp) IS NOT NULL
+				 AND COALESCE(excluded.result_timestamp, result_timestamp) IS NOT NULL
+				 AND COALESCE(excluded.call_log_id, call_log_id) <> COALESCE(excluded.result_log_id, result_log_id)
+				THEN CAST(round((julianday(COALESCE(excluded.result_timestamp, result_timestamp))
+					- julianday(COALESCE(excluded.call_timestamp, call_timestamp))) * 86400000) AS INTEGER)
+				ELSE duration_ms END,
+			is_error = COALESCE(excluded.is_error, is_error),
+			exit_code = COALESCE(excluded.exit_code, exit_code),
+			arguments_json = COALESCE(excluded.arguments_json, arguments_json),
+			output_preview = COALESCE(excluded.output_preview, output_preview),
+			error_text = COALESCE(excluded.error_text, error_text),
+			metadata_json = CASE WHEN excluded.metadata_json IS NULL THEN metadata_json
+				WHEN metadata_json IS NULL THEN excluded.metadata_json
+				ELSE json_patch(metadata_json, excluded.metadata_json) END
+		RETURNING id, ai_tool || char(31) || hostname || char(31) || COALESCE(ai_session_id, '') || char(31) || call_id`
+}
+
+// writeEvents stores the collected events and counts new rows: tool-call
+// ids above the table's largest id before the statement are new rows, the
+// others merged into an existing call. dryKeys, when not nil, carries the
+// call keys a dry run (whose transactions roll back) already counted as new
+// in earlier batches, so they count as merged again, as in a real run.
+func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (cortex.EventCounts, error) {
+	var c cortex.EventCounts
+	ctx := w.ctx
+	for _, id := range p.replaced {
+		if _, err := w.tx.ExecContext(ctx, `DELETE FROM ai_skill_events WHERE log_id = ?`, id); err != nil {
+			return c, fmt.Errorf("replace skill events: %w", err)
+		}
+		if _, err := w.tx.ExecContext(ctx, `DELETE FROM ai_hook_events WHERE log_id = ?`, id); err != nil {
+			return c, fmt.Errorf("replace hook events: %w", err)
+		}
+	}
+	for i := 0; i < len(p.skills); i += eventChunk {
+		part := p.skills[i:min(i+eventChunk, len(p.skills))]
+		st, err := w.stmt("skill", len(part), skillSQL)
+		if err != nil {
+			return c, err
+		}
+		args := make([]any, 0, 12*len(part))
+		for _, s := range part {
+			args = append(args, s.r.logID, s.r.tool, nullStr(s.r.project), nullStr(s.r.session), s.r.host, s.r.ts,
+				s.e.SkillName, nullStr(s.e.SkillPlugin), nullStr(s.e.SkillPath), s.e.EventKind, s.e.EvidenceKind, metaJSON(s.e.Meta))
+		}
+		res, err := st.ExecContext(ctx, args...)
+		if err != nil {
+			return c, fmt.Errorf("store skill events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		c.Skills += n
+		c.Duplicates += int64(len(part)) - n
+	}
+	for i := 0; i < len(p.hooks); i += eventChunk {
+		part := p.hooks[i:min(i+eventChunk, len(p.hooks))]
+		st, err := w.stmt("hook", len(part), hookSQL)
+		if err != nil {
+			return c, err
+		}
+		args := make([]any, 0, 20*len(part))
+		for _, h := range part {
+			args = append(args, hookArgs(h.r, &h.e)...)
+		}
+		res, err := st.ExecContext(ctx, args...)
+		if err != nil {
+			return c, fmt.Errorf("store hook events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		c.Hooks += n
+		c.Duplicates += int64(len(part)) - n
+	}
+	if len(p.tools) == 0 {
+		return c, nil
+	}
+	var maxID int64
+	if err := w.tx.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM ai_mcp_events`).Scan(&maxID); err != nil {
+		return c, fmt.Errorf("store tool events: %w", err)
+	}
+	for i := 0; i < len(p.tools); i += eventChunk {
+		part := p.tools[i:min(i+eventChunk, len(p.tools))]
+		st, err := w.stmt("tool", len(part), toolSQL)
+		if err != nil {
+			return c, err
+		}
+		args := make([]any, 0, 24*len(part))
+		for _, t := range part {
+			args = append(args, toolArgs(t.r, &t.e)...)
+		}
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return c, fmt.Errorf("store tool events: %w", err)
+		}
+		fresh := map[int64]bool{}
+		returned := 0
+		for rows.Next() {
+			var id int64
+			var key string
+			if err := rows.Scan(&id, &key); err != nil {
+				rows.Close()
+				return c, fmt.Errorf("store tool events: %w", err)
+			}
+			returned++
+			if id > maxID && !fresh[id] {
+				if dryKeys != nil && dryKeys[key] {
+					maxID = max(maxID, id) // created earlier in the dry run
+					continue
+				}
+				fresh[id] = true
+				if dryKeys != nil {
+					dryKeys[key] = true
+				}
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return c, fmt.Errorf("store tool events: %w", err)
+		}
+		for id := range fresh {
+			maxID = max(maxID, id)
+		}
+		c.Tools += int64(len(fresh))
+		c.Merged += int64(returned - len(fresh))
+	}
+	return c, nil
+}
+
+func hookArgs(r eventRow, h *cortex.HookEvent) []any {
+	var logID any
+	if r.logID != 0 {
+		logID = r.logID
+	}
+	return []any{logID, h.Index, r.tool, nullStr(r.project), nullStr(r.session), r.host, r.ts,
+		h.HookEvent, nullStr(h.HookName), nullStr(h.HookSource), nullStr(h.Command), h.Status, nullInt(h.ExitCode),
+		nullInt64(h.DurationMS), nullStr(h.StdoutPreview), nullStr(h.StderrPreview), nullStr(h.PersistedOutputPath),
+		nullStr(h.TrustedHash), h.EvidenceKind, metaJSON(h.Meta)}
+}
+
+func toolArgs(r eventRow, t *cortex.ToolEvent) []any {
+	var callLog, resultLog, callTS, resultTS, resultKind any
+	if t.HasCall {
+		callLog, callTS = r.logID, r.ts
+	}
+	if t.HasResult {
+		resultLog, resultTS, resultKind = r.logID, r.ts, t.EventKind
+	}
+	status := t.Status
+	switch {
+	case status == "" && t.HasResult:
+		status = cortex.CallUnknown
+	case status == "":
+		status = cortex.CallPending
+	}
+	var duration any
+	if t.HasCall && t.HasResult {
+		if d, ok := t.Meta["duration_ms"]; ok {
+			duration = d
+		}
+	}
+	return []any{callLog, resultLog, r.tool, nullStr(r.project), nullStr(r.session), r.host, r.ts,
+		callTS, resultTS, nullStr(t.TurnID), t.CallID, t.ToolName, nullStr(t.MCPServer), nullStr(t.MCPTool), t.EventKind,
+		resultKind, status, duration, nullBool(t.IsError), nullInt(t.ExitCode), nullStr(t.ArgumentsJSON),
+		nullStr(t.OutputPreview), nullStr(t.ErrorText), metaJSON(t.Meta)}
+}
+
+// EventRecord is a stored record's events with the row context they belong
+// to (backfill rebuilds these from logs rows).
+type EventRecord struct {
+	LogID    int64
+	Hostname string
+	Entry    cortex.Entry
+	Events   cortex.Events
+}
+
+// DryRun is the state of a dry run across batches: the tool calls it has
+// counted as new so far.
+type DryRun struct{ keys map[string]bool }
+
+// NewDryRun starts a dry run.
+func NewDryRun() *DryRun { return &DryRun{keys: map[string]bool{}} }
+
+// StoreEvents writes events of stored records in one transaction. With a
+// dry run (dry != nil) the transaction is rolled back: the counts say
+// exactly what would have been written, and nothing is.
+func (db *DB) StoreEvents(ctx context.Context, recs []EventRecord, dry *DryRun) (cortex.EventCounts, error) {
+	dryRun := dry != nil
+	var counts cortex.EventCounts
+	errDryRun := fmt.Errorf("dry run")
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		w, err := newImportTx(ctx, tx, db.now())
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		var p pendingEvents
+		for i := range recs {
+			p.add(rowOf(recs[i].LogID, recs[i].Hostname, &recs[i].Entry), &recs[i].Events)
+		}
+		var keys map[string]bool
+		if dryRun {
+			keys = dry.keys
+		}
+		counts, err = w.writeEvents(&p, keys)
+		if err != nil {
+			return err
+		}
+		if dryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if err == errDryRun {
+		return counts, nil
+	}
+	if err != nil {
+		return cortex.EventCounts{}, cortex.WrapError(cortex.CodeUnavailable, err, "cannot store events: %v", err)
+	}
+	return counts, nil
+}
+
+// StoreConfigHooks records configured hooks (no session, no log row): new
+// ones are inserted with timestamp = seen, known ones get last_seen = seen.
+func (db *DB) StoreConfigHooks(ctx context.Context, host string, seen time.Time, hooks []ConfigHook) (inserted, refreshed int64, err error) {
+	ts := cortex.FormatTime(seen)
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		inserted, refreshed = 0, 0
+		st, err := tx.PrepareContext(ctx, `INSERT INTO ai_hook_events(log_id, event_index, ai_tool, ai_project, ai_session_id,
+			hostname, timestamp, hook_event, hook_name, hook_source, hook_command, status, exit_code, duration_ms,
+			stdout_preview, stderr_preview, persisted_output_path, trusted_hash, evidence_kind, metadata_json, last_seen)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(ai_tool, hostname, COALESCE(ai_project, ''), COALESCE(hook_source, ''), hook_event, COALESCE(hook_name, ''),
+				COALESCE(hook_command, ''), COALESCE(trusted_hash, ''), evidence_kind) WHERE log_id IS NULL
+			DO UPDATE SET last_seen = excluded.last_seen, metadata_json = excluded.metadata_json, event_index = excluded.event_index
+			RETURNING timestamp = last_seen`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, h := range hooks {
+			var fresh bool
+			args := append(hookArgs(eventRow{tool: string(h.Tool), project: h.Project, host: host, ts: ts}, &h.Hook), ts)
+			if err := st.QueryRowContext(ctx, args...).Scan(&fresh); err != nil {
+				return fmt.Errorf("store configured hook: %w", err)
+			}
+			if fresh {
+				inserted++
+			} else {
+				refreshed++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot store configured hooks: %v", err)
+	}
+	return inserted, refreshed, nil
+}
+
+// ConfigHook is a configured hook to record. Project is set for
+// project-level configuration files.
+type ConfigHook struct {
+	Tool    cortex.Tool
+	Project string
+	Hook    cortex.HookEvent
+}
+
+// StoredRecord is a logs row with what event extraction needs: the row
+// context and the raw record as stored (compressed by rawcodec).
+type StoredRecord struct {
+	ID       int64
+	Hostname string
+	Entry    cortex.Entry
+	Raw      []byte
+}
+
+// TranscriptRecords returns up to limit transcript rows with id > afterID
+// (and timestamp >= since when set), in id order — the keyset scan of a
+// backfill. It reads through the reader pool and holds no write lock.
+func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.Time, limit int) ([]StoredRecord, error) {
+	q := `SELECT id, hostname, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), timestamp,
+		COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(json_extract(metadata_json, '$.turn_id'), ''), raw
+		FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
+	args := []any{afterID}
+	if !since.IsZero() {
+		q += ` AND timestamp >= ?`
+		args = append(args, cortex.FormatTime(since))
+	}
+	q += ` ORDER BY id LIMIT ?`
+	args = append(args, limit)
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read stored records: %v", err)
+	}
+	defer rows.Close()
+	var out []StoredRecord
+	for rows.Next() {
+		var r StoredRecord
+		var tool, role, ts, turn string
+		if err := rows.Scan(&r.ID, &r.Hostname, &tool, &r.Entry.Project, &r.Entry.SessionID, &ts, &role, &r.Entry.Kind, &turn, &r.Raw); err != nil {
+			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read stored records: %v", err)
+		}
+		r.Entry.Tool, r.Entry.Role = cortex.Tool(tool), cortex.Role(role)
+		r.Entry.Timestamp = parseStoredTime(ts)
+		if turn != "" {
+			r.Entry.Meta = map[string]string{"turn_id": turn}
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// AcquireLock takes the named single-flight lock for a maintenance job
+// (e.g. a backfill) across processes. A lock held by a process that no
+// longer runs on this host, or older than staleAfter, is taken over. The
+// returned function releases it.
+func (db *DB) AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(pid int) bool, staleAfter time.Duration) (func(), error) {
+	now := db.now()
+	var busy *cortex.Error
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		var h, at, lhost string
+		var lpid int
+		err := tx.QueryRowContext(ctx, `SELECT holder, pid, hostname, acquired_at FROM maintenance_locks WHERE name = ?`, name).Scan(&h, &lpid, &lhost, &at)
+		switch {
+		case err == sql.ErrNoRows:
+		case err != nil:
+			return err
+		default:
+			stale := now.Sub(parseStoredTime(at)) > staleAfter || (lhost == host && !alive(lpid))
+			if !stale {
+				busy = cortex.Errorf(cortex.CodeBusy, "%s is already running (%s, pid %d on %s since %s); try again when it ends", name, h, lpid, lhost, at)
+				return nil
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO maintenance_locks(name, holder, pid, hostname, acquired_at) VALUES (?, ?, ?, ?, ?)`,
+			name, holder, pid, host, cortex.FormatTime(now))
+		return err
+	})
+	if err != nil {
+		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot take the %s lock: %v", name, err)
+	}
+	if busy != nil {
+		return nil, busy
+	}
+	return func() {
+		_ = db.write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(context.WithoutCancel(ctx), `DELETE FROM maintenance_locks WHERE name = ? AND pid = ? AND hostname = ?`, name, pid, host)
+			return err
+		})
+	}, nil
+}
