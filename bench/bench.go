@@ -21,6 +21,7 @@ type IngestOptions struct {
 	DBPath   string // database to create (must not exist)
 	Workers  int
 	Rescan   bool // also time an unchanged re-scan
+	NoEvents bool // store rows only (measures what event extraction costs)
 	Progress func(ingest.Progress)
 }
 
@@ -55,7 +56,8 @@ func RunIngest(ctx context.Context, o IngestOptions) (IngestReport, error) {
 	defer db.Close()
 	host, _ := os.Hostname()
 	start := time.Now()
-	sum, err := ingest.Index(ctx, db, ingest.Options{Paths: []string{o.Corpus}, Hostname: host, Workers: o.Workers, Progress: o.Progress})
+	sum, err := ingest.Index(ctx, db, ingest.Options{Paths: []string{o.Corpus}, Hostname: host, Workers: o.Workers,
+		Progress: o.Progress, NoEvents: o.NoEvents})
 	if err != nil {
 		return rep, err
 	}

@@ -76,7 +76,7 @@ func newCmdBenchGenerate(f *Factory) *cobra.Command {
 }
 
 func newCmdBenchIngest(f *Factory) *cobra.Command {
-	var asJSON, keep bool
+	var asJSON, keep, noEvents bool
 	var workers int
 	var dbPath string
 	cmd := &cobra.Command{
@@ -96,7 +96,7 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 				defer cleanup()
 			}
 			var last time.Time
-			rep, err := bench.RunIngest(cmd.Context(), bench.IngestOptions{Corpus: args[0], DBPath: dbPath, Workers: workers, Rescan: true,
+			rep, err := bench.RunIngest(cmd.Context(), bench.IngestOptions{Corpus: args[0], DBPath: dbPath, Workers: workers, Rescan: true, NoEvents: noEvents,
 				Progress: func(p ingest.Progress) {
 					if f.IO.StderrTTY && !asJSON && time.Since(last) > 500*time.Millisecond {
 						last = time.Now()
@@ -128,6 +128,7 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel parsers (default: one per CPU)")
 	cmd.Flags().StringVar(&dbPath, "bench-db", "", "database to create (default: a temporary file, removed afterwards)")
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the database")
+	cmd.Flags().BoolVar(&noEvents, "no-events", false, "store rows only, without event extraction")
 	return cmd
 }
 

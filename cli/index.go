@@ -16,11 +16,12 @@ import (
 
 // IndexOptions are the flags of `cortex index`.
 type IndexOptions struct {
-	Paths   []string
-	Since   string
-	Force   bool
-	JSON    bool
-	Workers int
+	Paths    []string
+	Since    string
+	Force    bool
+	JSON     bool
+	Workers  int
+	NoEvents bool
 }
 
 // NewCmdIndex builds `cortex index`. runF replaces the run function in tests.
@@ -51,6 +52,7 @@ their checkpoint, rewritten files are re-read, and no record is ever stored twic
 	cmd.Flags().StringVar(&opts.Since, "since", "", "only files modified since (30m, 7d, today, 2026-11-30, RFC 3339)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "re-read every file from the start (never duplicates rows)")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "parallel file parsers (default: one per CPU)")
+	cmd.Flags().BoolVar(&opts.NoEvents, "no-events", false, "store rows only; extract skill/tool/hook events later with `cortex ai backfill --all`")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
 	return cmd
 }
@@ -81,7 +83,7 @@ func indexRun(ctx context.Context, f *Factory, opts *IndexOptions) error {
 	var bar *progressbar.ProgressBar
 	iopts := ingest.Options{
 		Paths: paths, Home: cfg.Home, Since: since, Force: opts.Force, Hostname: cfg.Hostname,
-		Workers: workers, Logger: f.Logger, Now: f.Now,
+		Workers: workers, Logger: f.Logger, Now: f.Now, NoEvents: opts.NoEvents,
 	}
 	if io.StderrTTY && !opts.JSON {
 		iopts.Progress = func(p ingest.Progress) {

@@ -46,13 +46,14 @@ type Options struct {
 // DB is an open Cortex store. It is safe for concurrent use: reads go
 // through a pool, writes are serialized through one connection.
 type DB struct {
-	path string
-	w    *sql.DB
-	r    *sql.DB
-	wmu  sync.Mutex
-	log  *slog.Logger
-	now  func() time.Time
-	ro   bool
+	path  string
+	w     *sql.DB
+	r     *sql.DB
+	wmu   sync.Mutex
+	log   *slog.Logger
+	now   func() time.Time
+	ro    bool
+	stmts *stmtCache
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -85,6 +86,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.SetMaxIdleConns(1)
 		w.SetConnMaxLifetime(0)
 		db.w = w
+		db.stmts = newStmtCache(w)
 		if err := db.ping(ctx, w); err != nil {
 			w.Close()
 			return nil, err
@@ -152,6 +154,7 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) Close() error {
 	var errs []error
 	if db.w != nil {
+		db.stmts.close()
 		_, _ = db.w.Exec("PRAGMA optimize")
 		errs = append(errs, db.w.Close())
 	}
@@ -192,6 +195,7 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	db.wmu.Lock()
 	defer db.wmu.Unlock()
 	backoff := 50 * time.Millisecond
+	defer db.stmts.prepareWanted(context.WithoutCancel(ctx))
 	for attempt := 0; ; attempt++ {
 		err := db.writeOnce(ctx, fn)
 		if err == nil || !isBusy(err) || attempt >= maxBusyRetries {

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -179,15 +181,15 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 	var c cortex.EventCounts
 	ctx := w.ctx
 	for _, id := range p.replaced {
-		if _, err := w.tx.ExecContext(ctx, `DELETE FROM ai_skill_events WHERE log_id = ?`, id); err != nil {
+		if _, err := w.exec(`DELETE FROM ai_skill_events WHERE log_id = ?`, id); err != nil {
 			return c, fmt.Errorf("replace skill events: %w", err)
 		}
-		if _, err := w.tx.ExecContext(ctx, `DELETE FROM ai_hook_events WHERE log_id = ?`, id); err != nil {
+		if _, err := w.exec(`DELETE FROM ai_hook_events WHERE log_id = ?`, id); err != nil {
 			return c, fmt.Errorf("replace hook events: %w", err)
 		}
 	}
-	for i := 0; i < len(p.skills); i += eventChunk {
-		part := p.skills[i:min(i+eventChunk, len(p.skills))]
+	for _, sp := range spans(len(p.skills), eventChunk) {
+		part := p.skills[sp[0]:sp[1]]
 		st, err := w.stmt("skill", len(part), skillSQL)
 		if err != nil {
 			return c, err
@@ -205,8 +207,8 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		c.Skills += n
 		c.Duplicates += int64(len(part)) - n
 	}
-	for i := 0; i < len(p.hooks); i += eventChunk {
-		part := p.hooks[i:min(i+eventChunk, len(p.hooks))]
+	for _, sp := range spans(len(p.hooks), eventChunk) {
+		part := p.hooks[sp[0]:sp[1]]
 		st, err := w.stmt("hook", len(part), hookSQL)
 		if err != nil {
 			return c, err
@@ -230,15 +232,17 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 	if err := w.tx.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM ai_mcp_events`).Scan(&maxID); err != nil {
 		return c, fmt.Errorf("store tool events: %w", err)
 	}
-	for i := 0; i < len(p.tools); i += eventChunk {
-		part := p.tools[i:min(i+eventChunk, len(p.tools))]
+	tools := foldTools(p.tools)
+	for _, sp := range spans(len(tools), eventChunk) {
+		part := tools[sp[0]:sp[1]]
 		st, err := w.stmt("tool", len(part), toolSQL)
 		if err != nil {
 			return c, err
 		}
 		args := make([]any, 0, 24*len(part))
-		for _, t := range part {
-			args = append(args, toolArgs(t.r, &t.e)...)
+		for j := range part {
+			args = append(args, part[j].sqlArgs()...)
+			c.Merged += int64(part[j].merged)
 		}
 		rows, err := st.QueryContext(ctx, args...)
 		if err != nil {
@@ -289,31 +293,147 @@ func hookArgs(r eventRow, h *cortex.HookEvent) []any {
 		nullStr(h.TrustedHash), h.EvidenceKind, metaJSON(h.Meta)}
 }
 
-func toolArgs(r eventRow, t *cortex.ToolEvent) []any {
-	var callLog, resultLog, callTS, resultTS, resultKind any
+// toolVals is one tool-call row to upsert: an event's side(s) of a call,
+// possibly several events of one transaction merged in Go first (half the
+// statements: a call and its result usually share a transaction).
+type toolVals struct {
+	callLog, resultLog                  *int64
+	tool, project, session, host, ts    string
+	callTS, resultTS, turn, resultKind  *string
+	callID, toolName, eventKind, status string
+	server, mcpTool, args, out, errText *string
+	duration                            *int64
+	isErr                               *bool
+	exit                                *int
+	meta                                map[string]string
+	merged                              int // events folded into this row
+}
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toolValsOf(r eventRow, t *cortex.ToolEvent) toolVals {
+	v := toolVals{tool: r.tool, project: r.project, session: r.session, host: r.host, ts: r.ts, turn: strp(t.TurnID),
+		callID: t.CallID, toolName: t.ToolName, server: strp(t.MCPServer), mcpTool: strp(t.MCPTool), eventKind: t.EventKind,
+		status: t.Status, isErr: t.IsError, exit: t.ExitCode, args: strp(t.ArgumentsJSON), out: strp(t.OutputPreview),
+		errText: strp(t.ErrorText), meta: t.Meta}
+	id, ts := r.logID, r.ts
 	if t.HasCall {
-		callLog, callTS = r.logID, r.ts
+		v.callLog, v.callTS = &id, &ts
 	}
 	if t.HasResult {
-		resultLog, resultTS, resultKind = r.logID, r.ts, t.EventKind
+		v.resultLog, v.resultTS, v.resultKind = &id, &ts, strp(t.EventKind)
 	}
-	status := t.Status
 	switch {
-	case status == "" && t.HasResult:
-		status = cortex.CallUnknown
-	case status == "":
-		status = cortex.CallPending
+	case v.status == "" && t.HasResult:
+		v.status = cortex.CallUnknown
+	case v.status == "":
+		v.status = cortex.CallPending
 	}
-	var duration any
 	if t.HasCall && t.HasResult {
-		if d, ok := t.Meta["duration_ms"]; ok {
-			duration = d
+		if d, err := strconv.ParseInt(t.Meta["duration_ms"], 10, 64); err == nil {
+			v.duration = &d
 		}
 	}
-	return []any{callLog, resultLog, r.tool, nullStr(r.project), nullStr(r.session), r.host, r.ts,
-		callTS, resultTS, nullStr(t.TurnID), t.CallID, t.ToolName, nullStr(t.MCPServer), nullStr(t.MCPTool), t.EventKind,
-		resultKind, status, duration, nullBool(t.IsError), nullInt(t.ExitCode), nullStr(t.ArgumentsJSON),
-		nullStr(t.OutputPreview), nullStr(t.ErrorText), metaJSON(t.Meta)}
+	return v
+}
+
+func firstp[T any](b, a *T) *T {
+	if b != nil {
+		return b
+	}
+	return a
+}
+
+// merge folds b (which arrived after a) into a with exactly the rules of
+// toolSQL's DO UPDATE (tests compare the two paths).
+func (a *toolVals) merge(b *toolVals) {
+	if a.project == "" {
+		a.project = b.project
+	}
+	switch {
+	case b.callTS != nil:
+		a.ts = *b.callTS
+	case a.callTS != nil:
+		a.ts = *a.callTS
+	}
+	if b.callLog != nil {
+		a.eventKind = b.eventKind
+	}
+	callLog, resultLog := firstp(b.callLog, a.callLog), firstp(b.resultLog, a.resultLog)
+	callTS, resultTS := firstp(b.callTS, a.callTS), firstp(b.resultTS, a.resultTS)
+	if callTS != nil && resultTS != nil && *callLog != *resultLog {
+		d := durationMS(*callTS, *resultTS)
+		a.duration = &d
+	}
+	a.callLog, a.resultLog, a.callTS, a.resultTS = callLog, resultLog, callTS, resultTS
+	a.turn, a.resultKind = firstp(b.turn, a.turn), firstp(b.resultKind, a.resultKind)
+	if b.toolName != "" {
+		a.toolName = b.toolName
+	}
+	a.server, a.mcpTool = firstp(b.server, a.server), firstp(b.mcpTool, a.mcpTool)
+	switch {
+	case b.status == cortex.CallSuccess || b.status == cortex.CallError || b.status == cortex.CallCancelled:
+		a.status = b.status
+	case b.status == cortex.CallUnknown && a.status == cortex.CallPending:
+		a.status = cortex.CallUnknown
+	}
+	a.isErr, a.exit = firstp(b.isErr, a.isErr), firstp(b.exit, a.exit)
+	a.args, a.out, a.errText = firstp(b.args, a.args), firstp(b.out, a.out), firstp(b.errText, a.errText)
+	if len(b.meta) > 0 {
+		m := make(map[string]string, len(a.meta)+len(b.meta))
+		for k, v := range a.meta {
+			m[k] = v
+		}
+		for k, v := range b.meta {
+			m[k] = v
+		}
+		a.meta = m
+	}
+	a.merged += 1 + b.merged
+}
+
+// durationMS is the whole milliseconds from a to b, rounded as the SQL
+// path does (julianday difference × 86400000).
+func durationMS(a, b string) int64 {
+	ta, tb := parseStoredTime(a), parseStoredTime(b)
+	return int64(math.Round(float64(tb.Sub(ta)) / float64(time.Millisecond)))
+}
+
+func anyp[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func (v *toolVals) sqlArgs() []any {
+	return []any{anyp(v.callLog), anyp(v.resultLog), v.tool, nullStr(v.project), nullStr(v.session), v.host, v.ts,
+		anyp(v.callTS), anyp(v.resultTS), anyp(v.turn), v.callID, v.toolName, anyp(v.server), anyp(v.mcpTool), v.eventKind,
+		anyp(v.resultKind), v.status, anyp(v.duration), nullBool(v.isErr), nullInt(v.exit), anyp(v.args), anyp(v.out),
+		anyp(v.errText), metaJSON(v.meta)}
+}
+
+// foldTools merges the events of one call seen in the same transaction, in
+// order, keeping the order of first appearance.
+func foldTools(rows []toolRow) []toolVals {
+	out := make([]toolVals, 0, len(rows))
+	at := make(map[[4]string]int, len(rows))
+	for i := range rows {
+		v := toolValsOf(rows[i].r, &rows[i].e)
+		k := [4]string{v.tool, v.host, v.session, v.callID}
+		if j, ok := at[k]; ok {
+			out[j].merge(&v)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, v)
+	}
+	return out
 }
 
 // EventRecord is a stored record's events with the row context they belong
@@ -340,7 +460,7 @@ func (db *DB) StoreEvents(ctx context.Context, recs []EventRecord, dry *DryRun) 
 	var counts cortex.EventCounts
 	errDryRun := fmt.Errorf("dry run")
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		w, err := newImportTx(ctx, tx, db.now())
+		w, err := newImportTx(ctx, db, tx, db.now())
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,7 +30,7 @@ func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cor
 	var res []cortex.ImportResult
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		res = make([]cortex.ImportResult, len(bs))
-		w, err := newImportTx(ctx, tx, db.now())
+		w, err := newImportTx(ctx, db, tx, db.now())
 		if err != nil {
 			return err
 		}
@@ -80,6 +79,7 @@ type ftsRow struct {
 
 // importTx is the state of one import transaction.
 type importTx struct {
+	db               *DB
 	ctx              context.Context // without cancellation: see newImportTx
 	tx               *sql.Tx
 	now              string
@@ -102,11 +102,11 @@ const logsColumns = `(id, timestamp, hostname, facility, severity, app_name, mes
 	received_at, source, ai_tool, ai_project, ai_session_id, ai_transcript_path, ai_role, ai_kind, ai_tool_name,
 	ai_agent_id, is_error, source_id, source_line, metadata_json)`
 
-func newImportTx(ctx context.Context, tx *sql.Tx, now time.Time) (*importTx, error) {
+func newImportTx(ctx context.Context, db *DB, tx *sql.Tx, now time.Time) (*importTx, error) {
 	// Statements run without the caller's cancellation: the driver would
 	// start a watcher goroutine per statement. The transaction itself still
 	// rolls back when ctx ends, and callers check ctx between batches.
-	w := &importTx{ctx: context.WithoutCancel(ctx), tx: tx, now: cortex.FormatTime(now), stmts: map[string]*sql.Stmt{},
+	w := &importTx{db: db, ctx: context.WithoutCancel(ctx), tx: tx, now: cortex.FormatTime(now), stmts: map[string]*sql.Stmt{},
 		sessions: map[sessionKey]*sessionAgg{}, counts: map[[2]string]int64{}}
 	if err := tx.QueryRowContext(w.ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'logs'), 0),
 		COALESCE((SELECT max(id) FROM logs), 0)) + 1`).Scan(&w.next); err != nil {
@@ -121,18 +121,60 @@ func (w *importTx) close() {
 	}
 }
 
-// stmt prepares (once per transaction) a statement built by build for n rows.
+// stmt returns the statement built by build for n rows (n is a power of
+// two, see spans), bound to this transaction.
 func (w *importTx) stmt(kind string, n int, build func(int) string) (*sql.Stmt, error) {
-	key := kind + ":" + strconv.Itoa(n)
-	if s, ok := w.stmts[key]; ok {
+	return w.prepared(build(n))
+}
+
+// prepared returns a transaction-bound statement for query. Statements are
+// prepared once per database (see stmtCache), not once per transaction.
+func (w *importTx) prepared(query string) (*sql.Stmt, error) {
+	if s, ok := w.stmts[query]; ok {
 		return s, nil
 	}
-	s, err := w.tx.PrepareContext(w.ctx, build(n))
+	s, err := w.db.stmts.bind(w.ctx, w.tx, query)
 	if err != nil {
 		return nil, err
 	}
-	w.stmts[key] = s
+	w.stmts[query] = s
 	return s, nil
+}
+
+// exec runs a statement through the statement cache.
+func (w *importTx) exec(query string, args ...any) (sql.Result, error) {
+	s, err := w.prepared(query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(w.ctx, args...)
+}
+
+// queryRow runs a one-row query through the statement cache.
+func (w *importTx) queryRow(query string, args ...any) *sql.Row {
+	s, err := w.prepared(query)
+	if err != nil {
+		return w.tx.QueryRowContext(w.ctx, query, args...)
+	}
+	return s.QueryRowContext(w.ctx, args...)
+}
+
+// spans cuts n rows into statement sizes: as many full chunks as fit, then
+// the rest in descending powers of two, so that a handful of statement
+// shapes (prepared once) serve every batch.
+func spans(n, chunk int) [][2]int {
+	var out [][2]int
+	i := 0
+	for ; n-i >= chunk; i += chunk {
+		out = append(out, [2]int{i, i + chunk})
+	}
+	for size := chunk / 2; size >= 1; size /= 2 {
+		if n-i >= size {
+			out = append(out, [2]int{i, i + size})
+			i += size
+		}
+	}
+	return out
 }
 
 func repeatValues(n int, tuple string) string {
@@ -164,9 +206,8 @@ func ftsSQL(n int) string {
 
 // batch writes one batch's rows, errors, counters and checkpoint.
 func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error {
-	ctx, tx := w.ctx, w.tx
 	src := &b.Source
-	if err := tx.QueryRowContext(ctx, `INSERT INTO transcript_sources(path, kind, ai_tool, first_indexed_at)
+	if err := w.queryRow(`INSERT INTO transcript_sources(path, kind, ai_tool, first_indexed_at)
 		VALUES (?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, ai_tool = excluded.ai_tool
 		RETURNING id`, src.Path, src.Kind, nullStr(string(src.Tool)), w.now).Scan(&res.SourceID); err != nil {
@@ -174,17 +215,17 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 	}
 	sid := res.SourceID
 	if b.Reset {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM transcript_parse_errors WHERE source_id = ?", sid); err != nil {
+		if _, err := w.exec("DELETE FROM transcript_parse_errors WHERE source_id = ?", sid); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM transcript_unknown_types WHERE source_id = ?", sid); err != nil {
+		if _, err := w.exec("DELETE FROM transcript_unknown_types WHERE source_id = ?", sid); err != nil {
 			return err
 		}
 	}
 	recs := lastWriteWins(b.Records, res)
 	var events pendingEvents
-	for i := 0; i < len(recs); i += claimChunk {
-		if err := w.records(b, sid, recs[i:min(i+claimChunk, len(recs))], res, &events); err != nil {
+	for _, sp := range spans(len(recs), claimChunk) {
+		if err := w.records(b, sid, recs[sp[0]:sp[1]], res, &events); err != nil {
 			return err
 		}
 	}
@@ -198,20 +239,20 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 		res.Events.Add(c)
 	}
 	for _, pe := range b.ParseErrors {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_parse_errors(source_id, line_no, byte_offset, error, preview, seen_at)
+		if _, err := w.exec(`INSERT INTO transcript_parse_errors(source_id, line_no, byte_offset, error, preview, seen_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(source_id, line_no, error) DO UPDATE SET seen_at = excluded.seen_at, preview = excluded.preview`,
 			sid, pe.Line, pe.Offset, pe.Error, pe.Preview, w.now); err != nil {
 			return fmt.Errorf("record parse error: %w", err)
 		}
 	}
 	for _, u := range b.Unknown {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_unknown_types(source_id, ai_tool, tool_version, record_type, count)
+		if _, err := w.exec(`INSERT INTO transcript_unknown_types(source_id, ai_tool, tool_version, record_type, count)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT(source_id, tool_version, record_type) DO UPDATE SET count = count + excluded.count`,
 			sid, string(src.Tool), u.Version, u.Type, u.Count); err != nil {
 			return fmt.Errorf("count unknown types: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE transcript_sources SET
+	if _, err := w.exec(`UPDATE transcript_sources SET
 		size = ?, mtime_ns = ?, prefix_hash = ?, anchor_hash = ?, last_offset = ?, last_line = ?,
 		parser_state = ?, pending_bytes = ?, complete = ?, records = records + ?, rewrites = rewrites + ?,
 		last_indexed_at = ?, last_error = ?
@@ -311,8 +352,8 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 			res.Updated++
 		}
 	}
-	for j := 0; j < len(fresh); j += insertRows {
-		part := fresh[j:min(j+insertRows, len(fresh))]
+	for _, sp := range spans(len(fresh), insertRows) {
+		part := fresh[sp[0]:sp[1]]
 		ins, err := w.stmt("insert", len(part), insertSQL)
 		if err != nil {
 			return err
@@ -391,9 +432,9 @@ func (w *importTx) account(b *cortex.ImportBatch, e *cortex.Entry, sign int64) {
 // whenever another statement opens a statement savepoint, so interleaving
 // them with the ledger upserts would write one tiny segment per row.
 func (w *importTx) finish() error {
-	ctx, tx := w.ctx, w.tx
+	ctx := w.ctx
 	for _, r := range w.unindex {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM logs_fts WHERE rowid = ?", r.id); err != nil {
+		if _, err := w.exec("DELETE FROM logs_fts WHERE rowid = ?", r.id); err != nil {
 			return fmt.Errorf("unindex changed row: %w", err)
 		}
 	}
@@ -401,8 +442,8 @@ func (w *importTx) finish() error {
 	if len(w.unindex) > 0 {
 		toIndex = lastTexts(toIndex)
 	}
-	for i := 0; i < len(toIndex); i += ftsChunk {
-		part := toIndex[i:min(i+ftsChunk, len(toIndex))]
+	for _, sp := range spans(len(toIndex), ftsChunk) {
+		part := toIndex[sp[0]:sp[1]]
 		st, err := w.stmt("fts", len(part), ftsSQL)
 		if err != nil {
 			return err
@@ -416,7 +457,7 @@ func (w *importTx) finish() error {
 		}
 	}
 	for k, a := range w.sessions {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO ai_sessions(ai_tool, ai_session_id, hostname, ai_project, first_seen, last_seen,
+		if _, err := w.exec(`INSERT INTO ai_sessions(ai_tool, ai_session_id, hostname, ai_project, first_seen, last_seen,
 			rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, tool_version, transcript_path)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(ai_tool, ai_session_id, hostname) DO UPDATE SET
@@ -434,7 +475,7 @@ func (w *importTx) finish() error {
 		}
 	}
 	for k, n := range w.counts {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO log_counts(ai_tool, ai_role, rows) VALUES (?, ?, ?)
+		if _, err := w.exec(`INSERT INTO log_counts(ai_tool, ai_role, rows) VALUES (?, ?, ?)
 			ON CONFLICT(ai_tool, ai_role) DO UPDATE SET rows = rows + excluded.rows`, k[0], k[1], n); err != nil {
 			return fmt.Errorf("update counts: %w", err)
 		}

@@ -45,11 +45,11 @@ type ClaudeParser struct {
 // produces exactly the entries a full read would (tool results name the
 // tool of their earlier tool_use).
 type ClaudeState struct {
-	SessionID string            `json:"session_id,omitempty"`
-	Version   string            `json:"version,omitempty"`
-	LastTime  time.Time         `json:"last_time,omitempty"`
-	Tools     map[string]string `json:"tools,omitempty"`
-	ToolOrder []string          `json:"tool_order,omitempty"`
+	SessionID string    `json:"session_id,omitempty"`
+	Version   string    `json:"version,omitempty"`
+	LastTime  time.Time `json:"last_time,omitempty"`
+	// Tools are recent tool_use ids and their tool names, oldest first.
+	Tools [][2]string `json:"tools,omitempty"`
 }
 
 // NewClaudeParser returns a parser for one Claude Code transcript file.
@@ -61,10 +61,8 @@ func NewClaudeParser(ctx FileContext) *ClaudeParser {
 func NewClaudeParserAt(ctx FileContext, st ClaudeState) *ClaudeParser {
 	c := NewClaudeParser(ctx)
 	c.session, c.version, c.clock.last = st.SessionID, st.Version, st.LastTime
-	for _, id := range st.ToolOrder {
-		if name, ok := st.Tools[id]; ok {
-			c.tools.put(id, name)
-		}
+	for _, t := range st.Tools {
+		c.tools.put(t[0], t[1])
 	}
 	return c
 }
@@ -72,14 +70,7 @@ func NewClaudeParserAt(ctx FileContext, st ClaudeState) *ClaudeParser {
 // State returns the parser's state for checkpointing.
 func (c *ClaudeParser) State() ClaudeState {
 	st := ClaudeState{SessionID: c.session, Version: c.version, LastTime: c.clock.last}
-	order := c.tools.order
-	if len(order) > 0 {
-		st.Tools = make(map[string]string, len(order))
-		st.ToolOrder = append([]string(nil), order...)
-		for _, id := range order {
-			st.Tools[id] = c.tools.m[id]
-		}
-	}
+	st.Tools = c.tools.pairs()
 	return st
 }
 

@@ -29,9 +29,8 @@ type CodexState struct {
 	// twice (response_item and event_msg), keyed by hash with the source
 	// that stored it.
 	Pending []PendingMessage `json:"pending,omitempty"`
-	// Calls maps recent call ids to tool names; CallOrder is their order.
-	Calls     map[string]string `json:"calls,omitempty"`
-	CallOrder []string          `json:"call_order,omitempty"`
+	// Calls are recent call ids and their tool names, oldest first.
+	Calls [][2]string `json:"calls,omitempty"`
 }
 
 // PendingMessage is a message hash awaiting its twin record.
@@ -54,10 +53,8 @@ type CodexParser struct {
 // saved at the checkpoint the read resumes from (zero for a fresh read).
 func NewCodexParser(ctx FileContext, st CodexState) *CodexParser {
 	c := &CodexParser{ctx: ctx, st: st, clock: clock{last: st.LastTime}, calls: newBoundedSet(recentToolIDs)}
-	for _, k := range st.CallOrder {
-		if name, ok := st.Calls[k]; ok {
-			c.calls.put(k, name)
-		}
+	for _, cn := range st.Calls {
+		c.calls.put(cn[0], cn[1])
 	}
 	return c
 }
@@ -66,11 +63,7 @@ func NewCodexParser(ctx FileContext, st CodexState) *CodexParser {
 func (c *CodexParser) State() CodexState {
 	st := c.st
 	st.LastTime = c.clock.last
-	st.Calls = make(map[string]string, len(c.calls.order))
-	st.CallOrder = append([]string(nil), c.calls.order...)
-	for _, k := range c.calls.order {
-		st.Calls[k] = c.calls.m[k]
-	}
+	st.Calls = c.calls.pairs()
 	st.Pending = append([]PendingMessage(nil), c.st.Pending...)
 	return st
 }

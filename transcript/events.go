@@ -20,6 +20,11 @@ const (
 	// commands and hook stdout/stderr previews (bytes, cut on a UTF-8
 	// boundary).
 	MaxEventText = 2 << 10
+	// MaxEventArgs bounds ArgumentsJSON and MaxEventOutput a successful
+	// call's OutputPreview: the full text is one join away (the result's
+	// logs row), and failures keep MaxEventText with head and tail.
+	MaxEventArgs   = 1 << 10
+	MaxEventOutput = 512
 	// MaxSkillField bounds skill names, plugins and small metadata values.
 	MaxSkillField = 256
 	// maxEventName bounds tool names, call ids and hook names.
@@ -140,8 +145,8 @@ func turnID(e *cortex.Entry, own ...string) string {
 
 // setArguments stores the bounded arguments JSON.
 func setArguments(t *cortex.ToolEvent, js string, truncated bool) {
-	if len(js) > MaxEventText {
-		js, truncated = cutUTF8(js, MaxEventText), true
+	if len(js) > MaxEventArgs {
+		js, truncated = cutUTF8(js, MaxEventArgs), true
 	}
 	t.ArgumentsJSON = js
 	if truncated {
@@ -163,7 +168,7 @@ func setResult[T string | []byte](t *cortex.ToolEvent, status string, isError *b
 		return
 	}
 	var cut bool
-	if t.OutputPreview, cut = preview(body, MaxEventText, false); cut {
+	if t.OutputPreview, cut = preview(body, MaxEventOutput, false); cut {
 		putMeta(&t.Meta, "output_truncated", "true")
 	}
 }

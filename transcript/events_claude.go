@@ -171,7 +171,7 @@ func claudeToolUse(ev *cortex.Events, e *cortex.Entry, b *fastjson.Value, blockT
 	t.HasCall = true
 	t.TurnID = turnID(e)
 	if in := b.Get("input"); in != nil {
-		js, cut := jsonText(in, MaxEventText)
+		js, cut := jsonText(in, MaxEventArgs)
 		setArguments(&t, js, cut)
 	}
 	if blockType != "tool_use" {

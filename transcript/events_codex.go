@@ -72,9 +72,9 @@ func codexCall(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value, pt string
 	case pl.Get("arguments") != nil:
 		js, cut = codexArguments(pl.Get("arguments"))
 	case pl.Get("input") != nil:
-		js, cut = jsonText(pl.Get("input"), MaxEventText)
+		js, cut = jsonText(pl.Get("input"), MaxEventArgs)
 	case pl.Get("action") != nil:
-		js, cut = jsonText(pl.Get("action"), MaxEventText)
+		js, cut = jsonText(pl.Get("action"), MaxEventArgs)
 	}
 	if js != "" {
 		setArguments(&t, js, cut)
@@ -90,19 +90,19 @@ func codexCall(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value, pt string
 
 // codexArguments renders function_call arguments: a JSON string holding
 // JSON is re-compacted, any other string is kept as a JSON string. Both are
-// bounded to MaxEventText.
+// bounded to MaxEventArgs.
 func codexArguments(a *fastjson.Value) (string, bool) {
 	if a.Type() != fastjson.TypeString {
-		return jsonText(a, MaxEventText)
+		return jsonText(a, MaxEventArgs)
 	}
 	s := a.GetStringBytes()
 	if fastjson.ValidateBytes(s) == nil {
-		return compactJSON(s, MaxEventText)
+		return compactJSON(s, MaxEventArgs)
 	}
-	w := jsonWriter{max: MaxEventText}
+	w := jsonWriter{max: MaxEventArgs}
 	w.str(s)
 	if w.full {
-		return cutUTF8(string(w.b), MaxEventText), true
+		return cutUTF8(string(w.b), MaxEventArgs), true
 	}
 	return string(w.b), false
 }
@@ -152,7 +152,7 @@ func codexMCPEnd(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value) {
 	t.MCPServer, t.MCPTool = cutUTF8(server, maxEventName), cutUTF8(tool, maxEventName)
 	t.TurnID = turnID(e, str(pl, "turn_id"))
 	if args := inv.Get("arguments"); args != nil {
-		js, cut := jsonText(args, MaxEventText)
+		js, cut := jsonText(args, MaxEventArgs)
 		setArguments(&t, js, cut)
 	}
 	r := pl.Get("result")

@@ -20,7 +20,7 @@ func geminiEvents(ev *cortex.Events, e *cortex.Entry, tc *fastjson.Value) {
 	t.HasCall = true
 	t.TurnID = turnID(e)
 	if args := tc.Get("args"); args != nil {
-		js, cut := jsonText(args, MaxEventText)
+		js, cut := jsonText(args, MaxEventArgs)
 		setArguments(&t, js, cut)
 	}
 	status, failed := GeminiCallStatus(tc)

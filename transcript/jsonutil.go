@@ -161,7 +161,7 @@ func putMeta(m *map[string]string, k, v string) {
 // recentToolIDs bounds the tool-call ids a parser remembers to name the
 // tool of a later result. Saved parser states keep exactly as many, so a
 // read resumed from a checkpoint and a full read agree.
-const recentToolIDs = 512
+const recentToolIDs = 256
 
 // boundedSet remembers up to n recent strings (tool-use ids, prompt hashes).
 type boundedSet struct {
@@ -181,6 +181,18 @@ func (s *boundedSet) put(k, v string) {
 		}
 	}
 	s.m[k] = v
+}
+
+// pairs returns the remembered keys and values, oldest first.
+func (s *boundedSet) pairs() [][2]string {
+	if len(s.order) == 0 {
+		return nil
+	}
+	out := make([][2]string, len(s.order))
+	for i, k := range s.order {
+		out[i] = [2]string{k, s.m[k]}
+	}
+	return out
 }
 
 func (s *boundedSet) get(k string) (string, bool) {

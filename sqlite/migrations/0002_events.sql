@@ -22,7 +22,7 @@ CREATE TABLE ai_skill_events (
 CREATE INDEX idx_ai_skill_events_time ON ai_skill_events(timestamp);
 CREATE INDEX idx_ai_skill_events_skill_time ON ai_skill_events(skill_name, timestamp);
 CREATE INDEX idx_ai_skill_events_plugin_time ON ai_skill_events(skill_plugin, timestamp) WHERE skill_plugin IS NOT NULL;
-CREATE INDEX idx_ai_skill_events_session_time ON ai_skill_events(ai_tool, ai_project, ai_session_id, timestamp);
+CREATE INDEX idx_ai_skill_events_session_time ON ai_skill_events(ai_session_id, timestamp) WHERE ai_session_id IS NOT NULL;
 CREATE INDEX idx_ai_skill_events_project_skill_time ON ai_skill_events(ai_project, skill_name, timestamp) WHERE ai_project IS NOT NULL;
 
 -- One row per tool call: the call and its result merged (whichever arrives
@@ -58,12 +58,9 @@ CREATE TABLE ai_mcp_events (
 );
 CREATE UNIQUE INDEX idx_ai_mcp_events_call ON ai_mcp_events(ai_tool, hostname, COALESCE(ai_session_id, ''), call_id);
 CREATE INDEX idx_ai_mcp_events_time ON ai_mcp_events(timestamp);
-CREATE INDEX idx_ai_mcp_events_tool_time ON ai_mcp_events(tool_name, timestamp);
 CREATE INDEX idx_ai_mcp_events_server_time ON ai_mcp_events(mcp_server, mcp_tool, timestamp) WHERE mcp_server IS NOT NULL;
-CREATE INDEX idx_ai_mcp_events_session_time ON ai_mcp_events(ai_tool, ai_project, ai_session_id, timestamp);
+CREATE INDEX idx_ai_mcp_events_session_time ON ai_mcp_events(ai_session_id, timestamp) WHERE ai_session_id IS NOT NULL;
 CREATE INDEX idx_ai_mcp_events_error_time ON ai_mcp_events(timestamp) WHERE is_error = 1;
-CREATE INDEX idx_ai_mcp_events_call_log ON ai_mcp_events(call_log_id) WHERE call_log_id IS NOT NULL;
-CREATE INDEX idx_ai_mcp_events_result_log ON ai_mcp_events(result_log_id) WHERE result_log_id IS NOT NULL;
 
 -- Hook runs seen in transcripts (log_id set, evidence runtime_transcript)
 -- and hooks found in configuration files (log_id NULL, no session;
@@ -99,7 +96,7 @@ CREATE UNIQUE INDEX idx_ai_hook_events_config ON ai_hook_events(ai_tool, hostnam
     COALESCE(hook_name, ''), COALESCE(hook_command, ''), COALESCE(trusted_hash, ''), evidence_kind) WHERE log_id IS NULL;
 CREATE INDEX idx_ai_hook_events_hook_time ON ai_hook_events(hook_event, hook_name, timestamp);
 CREATE INDEX idx_ai_hook_events_status_time ON ai_hook_events(status, timestamp);
-CREATE INDEX idx_ai_hook_events_session_time ON ai_hook_events(ai_tool, ai_project, ai_session_id, timestamp);
+CREATE INDEX idx_ai_hook_events_session_time ON ai_hook_events(ai_session_id, timestamp) WHERE ai_session_id IS NOT NULL;
 CREATE INDEX idx_ai_hook_events_evidence_time ON ai_hook_events(evidence_kind, timestamp);
 
 -- Single-flight locks for maintenance jobs (backfills), across processes.
