@@ -63,9 +63,36 @@ func queryFailed(err error, what string) error {
 	return cortex.WrapError(cortex.CodeUnavailable, err, "cannot list %s: %v", what, err)
 }
 
+// listRows runs a listing query (which must end in LIMIT ? with limit+1
+// bound) and scans at most limit rows, reporting truncation.
+func listRows[T any](ctx context.Context, db *sql.DB, what, query string, args []any, limit int,
+	scan func(*sql.Rows) (T, error)) (cortex.EventList[T], error) {
+	out := cortex.EventList[T]{Events: []T{}}
+	rows, err := db.QueryContext(ctx, query, append(args, limit+1)...)
+	if err != nil {
+		return out, queryFailed(err, what)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if len(out.Events) == limit {
+			out.Truncated = true
+			break
+		}
+		v, err := scan(rows)
+		if err != nil {
+			return out, queryFailed(err, what)
+		}
+		out.Events = append(out.Events, v)
+	}
+	if err := rows.Err(); err != nil {
+		return out, queryFailed(err, what)
+	}
+	out.Total = len(out.Events)
+	return out, nil
+}
+
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
-	out := cortex.EventList[cortex.SkillEventRow]{Events: []cortex.SkillEventRow{}}
 	var w where
 	w.common(p.EventFilter)
 	if p.Skill != "" {
@@ -74,39 +101,23 @@ func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (corte
 	if p.Plugin != "" {
 		w.add("skill_plugin = ?", p.Plugin)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	return listRows(ctx, db.r, "skill events", `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
 		timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, evidence_kind, metadata_json
-		FROM ai_skill_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)
-	if err != nil {
-		return out, queryFailed(err, "skill events")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r cortex.SkillEventRow
-		var tool string
-		var meta sql.NullString
-		if err := rows.Scan(&r.ID, &r.LogID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.SkillName,
-			&r.SkillPlugin, &r.SkillPath, &r.EventKind, &r.EvidenceKind, &meta); err != nil {
-			return out, queryFailed(err, "skill events")
-		}
-		if len(out.Events) == p.Limit {
-			out.Truncated = true
-			break
-		}
-		r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
-		out.Events = append(out.Events, r)
-	}
-	if err := rows.Err(); err != nil {
-		return out, queryFailed(err, "skill events")
-	}
-	out.Total = len(out.Events)
-	return out, nil
+		FROM ai_skill_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit,
+		func(rows *sql.Rows) (cortex.SkillEventRow, error) {
+			var r cortex.SkillEventRow
+			var tool string
+			var meta sql.NullString
+			err := rows.Scan(&r.ID, &r.LogID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.SkillName,
+				&r.SkillPlugin, &r.SkillPath, &r.EventKind, &r.EvidenceKind, &meta)
+			r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+			return r, err
+		})
 }
 
 // SkillSummaries summarizes skill use per skill (events, sessions, agents,
 // first and last seen), most recently used first. Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	out := cortex.EventList[cortex.SkillSummary]{Events: []cortex.SkillSummary{}}
 	var w where
 	w.common(p.EventFilter)
 	if p.Skill != "" {
@@ -115,36 +126,19 @@ func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (co
 	if p.Plugin != "" {
 		w.add("skill_plugin = ?", p.Plugin)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
+	return listRows(ctx, db.r, "skills", `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
 		count(DISTINCT ai_tool || ':' || COALESCE(ai_session_id, '')), group_concat(DISTINCT ai_tool), min(timestamp), max(timestamp)
-		FROM ai_skill_events WHERE 1=1`+w.sql()+` GROUP BY skill_name ORDER BY max(timestamp) DESC, skill_name LIMIT ?`,
-		append(w.args, p.Limit+1)...)
-	if err != nil {
-		return out, queryFailed(err, "skills")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var s cortex.SkillSummary
-		if err := rows.Scan(&s.SkillName, &s.SkillPlugin, &s.Events, &s.Sessions, &s.Tools, &s.FirstSeen, &s.LastSeen); err != nil {
-			return out, queryFailed(err, "skills")
-		}
-		if len(out.Events) == p.Limit {
-			out.Truncated = true
-			break
-		}
-		out.Events = append(out.Events, s)
-	}
-	if err := rows.Err(); err != nil {
-		return out, queryFailed(err, "skills")
-	}
-	out.Total = len(out.Events)
-	return out, nil
+		FROM ai_skill_events WHERE 1=1`+w.sql()+` GROUP BY skill_name ORDER BY max(timestamp) DESC, skill_name LIMIT ?`, w.args, p.Limit,
+		func(rows *sql.Rows) (cortex.SkillSummary, error) {
+			var s cortex.SkillSummary
+			err := rows.Scan(&s.SkillName, &s.SkillPlugin, &s.Events, &s.Sessions, &s.Tools, &s.FirstSeen, &s.LastSeen)
+			return s, err
+		})
 }
 
 // ToolEvents lists tool calls (call and result merged), newest first.
 // Limit must be clamped.
 func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.EventList[cortex.ToolEventRow], error) {
-	out := cortex.EventList[cortex.ToolEventRow]{Events: []cortex.ToolEventRow{}}
 	var w where
 	w.common(p.EventFilter)
 	if p.ToolName != "" {
@@ -162,48 +156,33 @@ func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.
 	if p.ErrorsOnly {
 		w.add("(is_error = 1 OR status = 'error')")
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
-		hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''), COALESCE(turn_id, ''), call_id, tool_name,
-		COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind, COALESCE(result_kind, ''), status, duration_ms, is_error,
-		exit_code, COALESCE(arguments_json, ''), COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json
-		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)
-	if err != nil {
-		return out, queryFailed(err, "tool events")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r cortex.ToolEventRow
-		var tool string
-		var callLog, resultLog, duration, isErr, exit sql.NullInt64
-		var meta sql.NullString
-		if err := rows.Scan(&r.ID, &callLog, &resultLog, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp,
-			&r.CallTimestamp, &r.ResultTimestamp, &r.TurnID, &r.CallID, &r.ToolName, &r.MCPServer, &r.MCPTool, &r.EventKind,
-			&r.ResultKind, &r.Status, &duration, &isErr, &exit, &r.ArgumentsJSON, &r.OutputPreview, &r.ErrorText, &meta); err != nil {
-			return out, queryFailed(err, "tool events")
-		}
-		if len(out.Events) == p.Limit {
-			out.Truncated = true
-			break
-		}
-		r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
-		r.CallLogID, r.ResultLogID, r.DurationMS, r.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(duration), ptrInt64(exit)
-		if isErr.Valid {
-			b := isErr.Int64 == 1
-			r.IsError = &b
-		}
-		out.Events = append(out.Events, r)
-	}
-	if err := rows.Err(); err != nil {
-		return out, queryFailed(err, "tool events")
-	}
-	out.Total = len(out.Events)
-	return out, nil
+	return listRows(ctx, db.r, "tool events", `SELECT id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
+		COALESCE(ai_session_id, ''), hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''),
+		COALESCE(turn_id, ''), call_id, tool_name, COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind,
+		COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, COALESCE(arguments_json, ''),
+		COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json
+		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit,
+		func(rows *sql.Rows) (cortex.ToolEventRow, error) {
+			var r cortex.ToolEventRow
+			var tool string
+			var callLog, resultLog, duration, isErr, exit sql.NullInt64
+			var meta sql.NullString
+			err := rows.Scan(&r.ID, &callLog, &resultLog, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp,
+				&r.CallTimestamp, &r.ResultTimestamp, &r.TurnID, &r.CallID, &r.ToolName, &r.MCPServer, &r.MCPTool, &r.EventKind,
+				&r.ResultKind, &r.Status, &duration, &isErr, &exit, &r.ArgumentsJSON, &r.OutputPreview, &r.ErrorText, &meta)
+			r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+			r.CallLogID, r.ResultLogID, r.DurationMS, r.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(duration), ptrInt64(exit)
+			if isErr.Valid {
+				b := isErr.Int64 == 1
+				r.IsError = &b
+			}
+			return r, err
+		})
 }
 
 // HookEvents lists hook events, newest first. Hook matches hook_name or
 // hook_event exactly. Limit must be clamped.
 func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.EventList[cortex.HookEventRow], error) {
-	out := cortex.EventList[cortex.HookEventRow]{Events: []cortex.HookEventRow{}}
 	var w where
 	w.common(p.EventFilter)
 	if p.Hook != "" {
@@ -221,38 +200,23 @@ func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.
 	if p.EvidenceKind != "" {
 		w.add("evidence_kind = ?", p.EvidenceKind)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-		timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''), COALESCE(hook_command, ''),
-		status, exit_code, duration_ms, COALESCE(stdout_preview, ''), COALESCE(stderr_preview, ''), COALESCE(persisted_output_path, ''),
-		COALESCE(trusted_hash, ''), evidence_kind, metadata_json
-		FROM ai_hook_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)
-	if err != nil {
-		return out, queryFailed(err, "hook events")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r cortex.HookEventRow
-		var tool string
-		var logID, exit, duration sql.NullInt64
-		var meta sql.NullString
-		if err := rows.Scan(&r.ID, &logID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.LastSeen, &r.HookEvent,
-			&r.HookName, &r.HookSource, &r.HookCommand, &r.Status, &exit, &duration, &r.StdoutPreview, &r.StderrPreview,
-			&r.PersistedOutputPath, &r.TrustedHash, &r.EvidenceKind, &meta); err != nil {
-			return out, queryFailed(err, "hook events")
-		}
-		if len(out.Events) == p.Limit {
-			out.Truncated = true
-			break
-		}
-		r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
-		r.LogID, r.ExitCode, r.DurationMS = ptrInt64(logID), ptrInt64(exit), ptrInt64(duration)
-		out.Events = append(out.Events, r)
-	}
-	if err := rows.Err(); err != nil {
-		return out, queryFailed(err, "hook events")
-	}
-	out.Total = len(out.Events)
-	return out, nil
+	return listRows(ctx, db.r, "hook events", `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
+		hostname, timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
+		COALESCE(hook_command, ''), status, exit_code, duration_ms, COALESCE(stdout_preview, ''), COALESCE(stderr_preview, ''),
+		COALESCE(persisted_output_path, ''), COALESCE(trusted_hash, ''), evidence_kind, metadata_json
+		FROM ai_hook_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit,
+		func(rows *sql.Rows) (cortex.HookEventRow, error) {
+			var r cortex.HookEventRow
+			var tool string
+			var logID, exit, duration sql.NullInt64
+			var meta sql.NullString
+			err := rows.Scan(&r.ID, &logID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.LastSeen, &r.HookEvent,
+				&r.HookName, &r.HookSource, &r.HookCommand, &r.Status, &exit, &duration, &r.StdoutPreview, &r.StderrPreview,
+				&r.PersistedOutputPath, &r.TrustedHash, &r.EvidenceKind, &meta)
+			r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+			r.LogID, r.ExitCode, r.DurationMS = ptrInt64(logID), ptrInt64(exit), ptrInt64(duration)
+			return r, err
+		})
 }
 
 // Projects lists the distinct projects of stored sessions (local paths
