@@ -123,45 +123,45 @@ func skillsRun(ctx context.Context, f *Factory, opts *SkillsOptions) error {
 			if err != nil {
 				return err
 			}
-			if opts.JSON {
-				return f.IO.WriteJSON(res)
-			}
-			if len(res.Events) == 0 {
-				f.IO.Printf("No skill events found. (Indexed before events existed? Run: cortex ai backfill --all)\n")
-				return nil
-			}
-			w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(w, "SKILL\tPLUGIN\tEVENTS\tSESSIONS\tAGENTS\tFIRST SEEN\tLAST SEEN\n")
-			for _, e := range res.Events {
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", OneLine(e.SkillName, 40), OneLine(e.SkillPlugin, 20), e.Events,
-					e.Sessions, e.Tools, e.FirstSeen[:16], e.LastSeen[:16])
-			}
-			w.Flush()
-			printTruncated(f, res.Truncated, len(res.Events))
-			return nil
+			return printList(f, res, opts.JSON, noSkillEvents, "SKILL\tPLUGIN\tEVENTS\tSESSIONS\tAGENTS\tFIRST SEEN\tLAST SEEN",
+				func(e cortex.SkillSummary) []string {
+					return []string{OneLine(e.SkillName, 40), OneLine(e.SkillPlugin, 20), fmt.Sprint(e.Events), fmt.Sprint(e.Sessions),
+						e.Tools, e.FirstSeen[:16], e.LastSeen[:16]}
+				})
 		}
 		res, err := s.SkillEvents(ctx, p)
 		if err != nil {
 			return err
 		}
-		if opts.JSON {
-			return f.IO.WriteJSON(res)
-		}
-		if len(res.Events) == 0 {
-			f.IO.Printf("No skill events found. (Indexed before events existed? Run: cortex ai backfill --all)\n")
-			return nil
-		}
-		w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(w, "TIME\tTOOL\tSKILL\tKIND\tSESSION\tPROJECT\n")
-		for _, e := range res.Events {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Timestamp[:19], e.Tool, OneLine(e.SkillName, 40), e.EventKind,
-				shortSession(e.SessionID), OneLine(e.Project, 40))
-		}
-		w.Flush()
-		printTruncated(f, res.Truncated, len(res.Events))
-		return nil
+		return printList(f, res, opts.JSON, noSkillEvents, "TIME\tTOOL\tSKILL\tKIND\tSESSION\tPROJECT",
+			func(e cortex.SkillEventRow) []string {
+				return []string{e.Timestamp[:19], string(e.Tool), OneLine(e.SkillName, 40), e.EventKind, shortSession(e.SessionID),
+					OneLine(e.Project, 40)}
+			})
 	})
 }
+
+// printList writes an event listing: JSON as is, or a table (header, one
+// row per event) followed by a truncation note, or the empty message.
+func printList[T any](f *Factory, res cortex.EventList[T], asJSON bool, empty, header string, row func(T) []string) error {
+	if asJSON {
+		return f.IO.WriteJSON(res)
+	}
+	if len(res.Events) == 0 {
+		f.IO.Printf("%s\n", empty)
+		return nil
+	}
+	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, header)
+	for _, e := range res.Events {
+		fmt.Fprintln(w, strings.Join(row(e), "\t"))
+	}
+	w.Flush()
+	printTruncated(f, res.Truncated, len(res.Events))
+	return nil
+}
+
+const noSkillEvents = "No skill events found. (Indexed before events existed? Run: cortex ai backfill --all)"
 
 func printTruncated(f *Factory, truncated bool, n int) {
 	if truncated {
@@ -219,30 +219,19 @@ func mcpEventsRun(ctx context.Context, f *Factory, opts *MCPEventsOptions) error
 		if err != nil {
 			return err
 		}
-		if opts.JSON {
-			return f.IO.WriteJSON(res)
-		}
-		if len(res.Events) == 0 {
-			f.IO.Printf("No tool calls found.\n")
-			return nil
-		}
-		w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(w, "TIME\tAGENT\tTOOL\tSTATUS\tMS\tSESSION\tDETAIL\n")
-		for _, e := range res.Events {
-			ms := ""
-			if e.DurationMS != nil {
-				ms = fmt.Sprint(*e.DurationMS)
-			}
-			detail := e.ErrorText
-			if detail == "" {
-				detail = e.ArgumentsJSON
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Timestamp[:19], e.Tool, OneLine(e.ToolName, 40), e.Status, ms,
-				shortSession(e.SessionID), OneLine(detail, 60))
-		}
-		w.Flush()
-		printTruncated(f, res.Truncated, len(res.Events))
-		return nil
+		return printList(f, res, opts.JSON, "No tool calls found.", "TIME\tAGENT\tTOOL\tSTATUS\tMS\tSESSION\tDETAIL",
+			func(e cortex.ToolEventRow) []string {
+				ms := ""
+				if e.DurationMS != nil {
+					ms = fmt.Sprint(*e.DurationMS)
+				}
+				detail := e.ErrorText
+				if detail == "" {
+					detail = e.ArgumentsJSON
+				}
+				return []string{e.Timestamp[:19], string(e.Tool), OneLine(e.ToolName, 40), e.Status, ms, shortSession(e.SessionID),
+					OneLine(detail, 60)}
+			})
 	})
 }
 
@@ -297,30 +286,18 @@ func hookEventsRun(ctx context.Context, f *Factory, opts *HookEventsOptions) err
 		if err != nil {
 			return err
 		}
-		if opts.JSON {
-			return f.IO.WriteJSON(res)
-		}
-		if len(res.Events) == 0 {
-			f.IO.Printf("No hook events found.\n")
-			return nil
-		}
-		w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(w, "TIME\tAGENT\tHOOK\tSTATUS\tEXIT\tEVIDENCE\tCOMMAND\n")
-		for _, e := range res.Events {
-			exit := ""
-			if e.ExitCode != nil {
-				exit = fmt.Sprint(*e.ExitCode)
-			}
-			name := e.HookName
-			if name == "" {
-				name = e.HookEvent
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Timestamp[:19], e.Tool, OneLine(name, 32), e.Status, exit,
-				e.EvidenceKind, OneLine(e.HookCommand, 60))
-		}
-		w.Flush()
-		printTruncated(f, res.Truncated, len(res.Events))
-		return nil
+		return printList(f, res, opts.JSON, "No hook events found.", "TIME\tAGENT\tHOOK\tSTATUS\tEXIT\tEVIDENCE\tCOMMAND",
+			func(e cortex.HookEventRow) []string {
+				exit := ""
+				if e.ExitCode != nil {
+					exit = fmt.Sprint(*e.ExitCode)
+				}
+				name := e.HookName
+				if name == "" {
+					name = e.HookEvent
+				}
+				return []string{e.Timestamp[:19], string(e.Tool), OneLine(name, 32), e.Status, exit, e.EvidenceKind, OneLine(e.HookCommand, 60)}
+			})
 	})
 }
 
