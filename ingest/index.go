@@ -223,6 +223,7 @@ func (w *writer) commit(ctx context.Context, group []batchMsg, stopWorkers func(
 	results := make([]cortex.ImportResult, len(group))
 	if len(batches) > 0 {
 		res, err := w.store.ImportBatches(ctx, batches)
+		w.sum.Transactions++
 		switch {
 		case err == nil:
 			for k, i := range idx {

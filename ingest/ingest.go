@@ -93,6 +93,9 @@ type Summary struct {
 	Inserted   int64 `json:"rows_inserted"`
 	Updated    int64 `json:"rows_updated"`
 	Duplicates int64 `json:"duplicates_skipped"`
+	// Transactions counts the write transactions (each holds one or more
+	// batches, see the writer).
+	Transactions int64 `json:"transactions"`
 	// Events counts the skill, tool-call and hook events stored.
 	Events       cortex.EventCounts `json:"events"`
 	Skipped      map[string]int64   `json:"records_skipped"`
