@@ -1,0 +1,207 @@
+package cortex
+
+import "time"
+
+// Lenses of the incident engine.
+const (
+	LensAbuse = "abuse"
+	LensSkill = "skill"
+	LensMCP   = "mcp"
+	LensHook  = "hook"
+)
+
+// Skill lens signals.
+const (
+	SignalUserCorrection  = "user_correction_after_skill"
+	SignalToolFailure     = "tool_failure_after_skill"
+	SignalScopeConfusion  = "scope_or_source_confusion"
+	SignalIgnoredPolicy   = "ignored_skill_or_policy_instruction"
+	SignalOverlongLoop    = "overlong_loop_after_skill"
+	SignalAbuseTerm       = "abuse_term"
+	SignalRepeatedFailure = "repeated_call_failure"
+)
+
+// Incident is a group of related signals in one session and time window,
+// scored and identified stably. Lens-specific subject fields are empty for
+// other lenses.
+type Incident struct {
+	ID   string `json:"incident_id"`
+	Lens string `json:"lens"`
+	// Subject of the incident.
+	SkillName   string `json:"skill_name,omitempty"`
+	SkillPlugin string `json:"skill_plugin,omitempty"`
+	MCPServer   string `json:"mcp_server,omitempty"`
+	MCPTool     string `json:"mcp_tool,omitempty"`
+	HookEvent   string `json:"hook_event,omitempty"`
+	HookName    string `json:"hook_name,omitempty"`
+	HookSource  string `json:"hook_source,omitempty"`
+	// Where.
+	Tool      Tool   `json:"ai_tool"`
+	Project   string `json:"ai_project,omitempty"`
+	SessionID string `json:"ai_session_id,omitempty"`
+	Hostname  string `json:"hostname"`
+	// When: the first and last member event or anchor.
+	FirstSeen    string  `json:"first_seen"`
+	LastSeen     string  `json:"last_seen"`
+	DurationSecs float64 `json:"duration_secs"`
+	// EventCount counts the lens's member events as the score uses them
+	// (skill activations, abuse anchors); EventIDs are the member events
+	// themselves (skill event ids, or anchor log ids for abuse).
+	EventCount int     `json:"event_count"`
+	EventIDs   []int64 `json:"event_ids"`
+	// AnchorLogIDs are the logs rows that carry a signal.
+	AnchorLogIDs   []int64        `json:"anchor_log_ids"`
+	SignalCounts   map[string]int `json:"signal_counts"`
+	SignalsPresent []string       `json:"signals_present"`
+	// Terms are the abuse terms found (abuse lens).
+	Terms         []string `json:"terms,omitempty"`
+	Score         float64  `json:"priority_score"`
+	Label         string   `json:"priority_label"`
+	WindowMinutes int      `json:"window_minutes"`
+}
+
+// IncidentParams select and bound incidents of any lens.
+type IncidentParams struct {
+	Tool    Tool
+	Project string
+	Session string
+	Host    string
+	Since   time.Time
+	Until   time.Time
+	// Lens subject filters.
+	Skill  string
+	Plugin string
+	// Terms replace the default abuse terms (abuse lens).
+	Terms []string
+	// WindowMinutes: a group ends after this long without a member event
+	// (default 10, clamped to 1..120).
+	WindowMinutes int
+	// Signals keeps incidents with at least one of these signals.
+	Signals []string
+	// MinScore keeps incidents scoring at least this.
+	MinScore float64
+	// IncidentID finds one incident at any rank.
+	IncidentID string
+	// IncludeUsage also lists groups without a negative signal (skill lens).
+	IncludeUsage bool
+	Limit        int
+}
+
+// IncidentList is the answer of an incident listing.
+type IncidentList struct {
+	Incidents []Incident `json:"incidents"`
+	// Total counts incidents after filters, before the limit.
+	Total int `json:"total_incidents"`
+	// CandidateRows is the number of candidate events or anchors scanned,
+	// at most CandidateCap; CandidateWindowTruncated says the cap was hit
+	// (older candidates of the time range were not scanned).
+	CandidateRows            int  `json:"candidate_rows"`
+	CandidateCap             int  `json:"candidate_cap"`
+	CandidateWindowTruncated bool `json:"candidate_window_truncated"`
+	Truncated                bool `json:"truncated"`
+	LimitClampedTo           int  `json:"limit_clamped_to,omitempty"`
+	WindowMinutes            int  `json:"window_minutes"`
+}
+
+// EvidenceRow is one logs row in an evidence bundle, its text bounded.
+type EvidenceRow struct {
+	ID        int64    `json:"id"`
+	Timestamp string   `json:"timestamp"`
+	Tool      Tool     `json:"ai_tool,omitempty"`
+	SessionID string   `json:"ai_session_id,omitempty"`
+	Hostname  string   `json:"hostname"`
+	Role      Role     `json:"role,omitempty"`
+	Kind      string   `json:"kind,omitempty"`
+	ToolName  string   `json:"tool_name,omitempty"`
+	Severity  Severity `json:"severity"`
+	IsError   bool     `json:"is_error,omitempty"`
+	AppName   string   `json:"app_name,omitempty"`
+	Message   string   `json:"message"`
+	// MessageTruncated is set when Message was cut to the bundle's
+	// max-bytes bound.
+	MessageTruncated bool `json:"message_truncated,omitempty"`
+	// Signals names the signals this row carries (signal anchors).
+	Signals []string `json:"signals,omitempty"`
+	// Term is the abuse term found (abuse anchors).
+	Term string `json:"term,omitempty"`
+}
+
+// ToolFailure is a failed tool call near an incident (from ai_mcp_events).
+type ToolFailure struct {
+	EventID     int64  `json:"mcp_event_id"`
+	CallLogID   *int64 `json:"call_log_id"`
+	ResultLogID *int64 `json:"result_log_id"`
+	Timestamp   string `json:"timestamp"`
+	ToolName    string `json:"tool_name"`
+	MCPServer   string `json:"mcp_server,omitempty"`
+	Status      string `json:"status"`
+	ExitCode    *int64 `json:"exit_code,omitempty"`
+	ErrorText   string `json:"error_text,omitempty"`
+	// Recovered is set when a later call of the same tool succeeded in the
+	// window.
+	Recovered bool `json:"recovered"`
+}
+
+// Finding is one deterministic failure mode derived from a bundle.
+type Finding struct {
+	Category    string  `json:"category"`
+	Confidence  string  `json:"confidence"` // low, medium, high
+	EvidenceIDs []int64 `json:"evidence_ids"`
+	// MCPEventIDs cite tool-call events (ai_mcp_events ids) when they
+	// carry the evidence.
+	MCPEventIDs []int64 `json:"mcp_event_ids,omitempty"`
+	Hint        string  `json:"prevention_hint"`
+	// Why says which phrases or signals matched.
+	Why string `json:"why,omitempty"`
+}
+
+// Factor is a contributing factor with its evidence.
+type Factor struct {
+	Factor      string  `json:"factor"`
+	EvidenceIDs []int64 `json:"evidence_ids"`
+}
+
+// Findings are the deterministic findings of a bundle: no LLM, no database.
+type Findings struct {
+	FailureModes  []Finding `json:"likely_failure_modes"`
+	Factors       []Factor  `json:"contributing_factors"`
+	OpenQuestions []string  `json:"open_questions"`
+}
+
+// Bundle is the bounded evidence for one incident. Every collection is
+// capped; its *_truncated flag says when the cap was hit. Rows are in
+// chronological order.
+type Bundle struct {
+	Incident Incident `json:"incident"`
+	// SkillEvents are the incident's skill events (skill lens).
+	SkillEvents                    []SkillEventRow `json:"skill_events,omitempty"`
+	SkillEventsTruncated           bool            `json:"skill_events_truncated"`
+	SignalAnchors                  []EvidenceRow   `json:"signal_anchors"`
+	SignalAnchorsTruncated         bool            `json:"signal_anchors_truncated"`
+	TranscriptBefore               []EvidenceRow   `json:"transcript_before"`
+	TranscriptBeforeTruncated      bool            `json:"transcript_before_truncated"`
+	TranscriptAfter                []EvidenceRow   `json:"transcript_after"`
+	TranscriptAfterTruncated       bool            `json:"transcript_after_truncated"`
+	NearbyToolFailures             []ToolFailure   `json:"nearby_tool_failures"`
+	NearbyToolFailuresTruncated    bool            `json:"nearby_tool_failures_truncated"`
+	NearbyUserCorrections          []EvidenceRow   `json:"nearby_user_corrections"`
+	NearbyUserCorrectionsTruncated bool            `json:"nearby_user_corrections_truncated"`
+	// NearbyLogs are non-AI log rows of the same host within the
+	// correlation window; NearbyErrors those of error severity or worse.
+	NearbyLogs               []EvidenceRow `json:"nearby_logs"`
+	NearbyLogsTruncated      bool          `json:"nearby_logs_truncated"`
+	NearbyErrors             []EvidenceRow `json:"nearby_errors"`
+	NearbyErrorsTruncated    bool          `json:"nearby_errors_truncated"`
+	CorrelationWindowMinutes int           `json:"correlation_window_minutes"`
+	Findings                 Findings      `json:"deterministic_findings"`
+}
+
+// IncidentSummary is a short line about another matching incident.
+type IncidentSummary struct {
+	ID        string  `json:"incident_id"`
+	FirstSeen string  `json:"first_seen"`
+	LastSeen  string  `json:"last_seen"`
+	Score     float64 `json:"priority_score"`
+	Label     string  `json:"priority_label"`
+	SessionID string  `json:"ai_session_id,omitempty"`
+}
