@@ -101,18 +101,21 @@ func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (corte
 	if p.Plugin != "" {
 		w.add("skill_plugin = ?", p.Plugin)
 	}
-	return listRows(ctx, db.r, "skill events", `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-		timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, evidence_kind, metadata_json
-		FROM ai_skill_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit,
-		func(rows *sql.Rows) (cortex.SkillEventRow, error) {
-			var r cortex.SkillEventRow
-			var tool string
-			var meta sql.NullString
-			err := rows.Scan(&r.ID, &r.LogID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.SkillName,
-				&r.SkillPlugin, &r.SkillPath, &r.EventKind, &r.EvidenceKind, &meta)
-			r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
-			return r, err
-		})
+	return listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE 1=1`+w.sql()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanSkillEvent)
+}
+
+const skillEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, evidence_kind, metadata_json`
+
+func scanSkillEvent(rows *sql.Rows) (cortex.SkillEventRow, error) {
+	var r cortex.SkillEventRow
+	var tool string
+	var meta sql.NullString
+	err := rows.Scan(&r.ID, &r.LogID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.SkillName,
+		&r.SkillPlugin, &r.SkillPath, &r.EventKind, &r.EvidenceKind, &meta)
+	r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+	return r, err
 }
 
 // SkillSummaries summarizes skill use per skill (events, sessions, agents,

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -63,6 +65,49 @@ func (p *pendingEvents) add(r eventRow, ev *cortex.Events) {
 	for _, h := range ev.Hooks {
 		p.hooks = append(p.hooks, hookRow{r, h})
 	}
+}
+
+// resolveSkillBodies names each Claude skill body after the Skill call
+// that loaded it (source_tool_use_id): the body only shows the skill's
+// folder ("marvin"), the call its full name ("marvin:marvin"), and one
+// activation must not split into two skills. The call is looked up among
+// the pending events, then among stored ones; the folder name is kept in
+// metadata as body_name when it differs.
+func (w *importTx) resolveSkillBodies(skills []skillRow) error {
+	type callKey struct{ tool, host, session, id string }
+	calls := map[callKey][2]string{}
+	for _, s := range skills {
+		if s.e.EventKind == cortex.SkillClaudeTool && s.e.Meta["tool_use_id"] != "" {
+			calls[callKey{s.r.tool, s.r.host, s.r.session, s.e.Meta["tool_use_id"]}] = [2]string{s.e.SkillName, s.e.SkillPlugin}
+		}
+	}
+	for i := range skills {
+		s := &skills[i]
+		src := s.e.Meta["source_tool_use_id"]
+		if s.e.EventKind != cortex.SkillClaudeBody || src == "" {
+			continue
+		}
+		name, ok := calls[callKey{s.r.tool, s.r.host, s.r.session, src}]
+		if !ok {
+			err := w.queryRow(`SELECT skill_name, COALESCE(skill_plugin, '') FROM ai_skill_events
+				WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND event_kind = ?
+				AND json_extract(metadata_json, '$.tool_use_id') = ? LIMIT 1`,
+				s.r.session, s.r.tool, s.r.host, cortex.SkillClaudeTool, src).Scan(&name[0], &name[1])
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("resolve skill body: %w", err)
+			}
+		}
+		if name[0] == s.e.SkillName && name[1] == s.e.SkillPlugin {
+			continue
+		}
+		meta := maps.Clone(s.e.Meta)
+		meta["body_name"] = s.e.SkillName
+		s.e.Meta, s.e.SkillName, s.e.SkillPlugin = meta, name[0], name[1]
+	}
+	return nil
 }
 
 func (p *pendingEvents) empty() bool {
@@ -187,6 +232,9 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		if _, err := w.exec(`DELETE FROM ai_hook_events WHERE log_id = ?`, id); err != nil {
 			return c, fmt.Errorf("replace hook events: %w", err)
 		}
+	}
+	if err := w.resolveSkillBodies(p.skills); err != nil {
+		return c, err
 	}
 	for _, sp := range spans(len(p.skills), eventChunk) {
 		part := p.skills[sp[0]:sp[1]]

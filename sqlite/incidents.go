@@ -1,0 +1,321 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// SkillCandidate is a skill event as the incident engine groups it.
+type SkillCandidate struct {
+	ID        int64
+	LogID     int64
+	Skill     string
+	Plugin    string
+	Tool      cortex.Tool
+	Project   string
+	Session   string
+	Host      string
+	Timestamp time.Time
+	Kind      string
+}
+
+// CandidateFilter bounds a candidate scan.
+type CandidateFilter struct {
+	Tool    cortex.Tool
+	Project string
+	Session string
+	Host    string
+	Since   time.Time
+	Until   time.Time
+	Skill   string
+	Plugin  string
+	// Limit is the cap + 1 (the extra row reveals truncation).
+	Limit int
+}
+
+func (f CandidateFilter) where(prefix string) where {
+	var w where
+	p := prefix
+	if f.Tool != "" {
+		w.add(p+"ai_tool = ?", string(f.Tool))
+	}
+	if f.Project != "" {
+		w.add(p+"ai_project = ?", f.Project)
+	}
+	if f.Session != "" {
+		w.add(p+"ai_session_id = ?", f.Session)
+	}
+	if f.Host != "" {
+		w.add(p+"hostname = ?", f.Host)
+	}
+	if !f.Since.IsZero() {
+		w.add(p+"timestamp >= ?", cortex.FormatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.add(p+"timestamp < ?", cortex.FormatTime(f.Until))
+	}
+	return w
+}
+
+// SkillCandidates returns the newest skill events matching f (at most
+// f.Limit), newest first.
+func (db *DB) SkillCandidates(ctx context.Context, f CandidateFilter) ([]SkillCandidate, error) {
+	w := f.where("")
+	if f.Skill != "" {
+		w.add("skill_name = ?", f.Skill)
+	}
+	if f.Plugin != "" {
+		w.add("skill_plugin = ?", f.Plugin)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, log_id, skill_name, COALESCE(skill_plugin, ''), ai_tool, COALESCE(ai_project, ''),
+		COALESCE(ai_session_id, ''), hostname, timestamp, event_kind FROM ai_skill_events WHERE 1=1`+w.sql()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
+	if err != nil {
+		return nil, queryFailed(err, "skill events")
+	}
+	defer rows.Close()
+	var out []SkillCandidate
+	for rows.Next() {
+		var c SkillCandidate
+		var tool, ts string
+		if err := rows.Scan(&c.ID, &c.LogID, &c.Skill, &c.Plugin, &tool, &c.Project, &c.Session, &c.Host, &ts, &c.Kind); err != nil {
+			return nil, queryFailed(err, "skill events")
+		}
+		c.Tool, c.Timestamp = cortex.Tool(tool), parseStoredTime(ts)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// TextCandidate is a logs row found by a full-text query.
+type TextCandidate struct {
+	ID        int64
+	Tool      cortex.Tool
+	Project   string
+	Session   string
+	Host      string
+	Timestamp time.Time
+	Message   string
+}
+
+// UserTextMatches returns the newest user-typed transcript rows matching
+// the FTS expression (built by BuildFTSQuery or TermsQuery), at most
+// f.Limit, newest first.
+func (db *DB) UserTextMatches(ctx context.Context, ftsExpr string, f CandidateFilter) ([]TextCandidate, error) {
+	w := f.where("l.")
+	rows, err := db.r.QueryContext(ctx, `SELECT l.id, l.ai_tool, COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''), l.hostname,
+		l.timestamp, l.message FROM logs_fts f JOIN logs l ON l.id = f.rowid
+		WHERE logs_fts MATCH ? AND l.ai_role = 'user'`+w.sql()+` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`,
+		append(append([]any{ftsExpr}, w.args...), f.Limit)...)
+	if err != nil {
+		return nil, queryFailed(err, "matching rows")
+	}
+	defer rows.Close()
+	var out []TextCandidate
+	for rows.Next() {
+		var c TextCandidate
+		var tool, ts string
+		if err := rows.Scan(&c.ID, &tool, &c.Project, &c.Session, &c.Host, &ts, &c.Message); err != nil {
+			return nil, queryFailed(err, "matching rows")
+		}
+		c.Tool, c.Timestamp = cortex.Tool(tool), parseStoredTime(ts)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// TermsQuery builds an FTS expression matching any of terms (each an FTS
+// string, so no term can become syntax).
+func TermsQuery(terms []string) string {
+	parts := make([]string, 0, len(terms))
+	for _, t := range terms {
+		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// SessionScope is one session on one host.
+type SessionScope struct {
+	Tool    cortex.Tool
+	Session string
+	Host    string
+}
+
+const evidenceCols = `id, timestamp, COALESCE(ai_tool, ''), COALESCE(ai_session_id, ''), hostname, COALESCE(ai_role, ''),
+	COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''), severity, is_error, COALESCE(app_name, ''), message`
+
+func scanEvidence(rows *sql.Rows) (cortex.EvidenceRow, error) {
+	var r cortex.EvidenceRow
+	var tool, role, sev string
+	var isErr int
+	err := rows.Scan(&r.ID, &r.Timestamp, &tool, &r.SessionID, &r.Hostname, &role, &r.Kind, &r.ToolName, &sev, &isErr, &r.AppName, &r.Message)
+	r.Tool, r.Role, r.Severity, r.IsError = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1
+	return r, err
+}
+
+func collectEvidence(rows *sql.Rows, err error) ([]cortex.EvidenceRow, error) {
+	if err != nil {
+		return nil, queryFailed(err, "evidence rows")
+	}
+	defer rows.Close()
+	var out []cortex.EvidenceRow
+	for rows.Next() {
+		r, err := scanEvidence(rows)
+		if err != nil {
+			return nil, queryFailed(err, "evidence rows")
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SessionRows returns the rows of a session in [from, to] (inclusive), in
+// time order, of the given roles (all roles but thinking when empty), at
+// most limit.
+func (db *DB) SessionRows(ctx context.Context, s SessionScope, from, to time.Time, roles []cortex.Role, limit int) ([]cortex.EvidenceRow, error) {
+	q := `SELECT ` + evidenceCols + ` FROM logs WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
+		AND timestamp >= ? AND timestamp <= ?`
+	args := []any{s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to)}
+	q, args = roleFilter(q, args, roles)
+	return collectEvidence(db.r.QueryContext(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
+}
+
+func roleFilter(q string, args []any, roles []cortex.Role) (string, []any) {
+	if len(roles) == 0 {
+		return q + ` AND ai_role <> 'thinking'`, args
+	}
+	q += ` AND ai_role IN (` + strings.TrimSuffix(strings.Repeat("?,", len(roles)), ",") + `)`
+	for _, r := range roles {
+		args = append(args, string(r))
+	}
+	return q, args
+}
+
+// SessionRowsBefore returns the last limit rows of a session before the
+// row (t, id) in (timestamp, id) order (thinking excluded), in time order.
+// An id of 0 means "before t".
+func (db *DB) SessionRowsBefore(ctx context.Context, s SessionScope, t time.Time, id int64, limit int) ([]cortex.EvidenceRow, error) {
+	ts := cortex.FormatTime(t)
+	rows, err := collectEvidence(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp <= ? AND NOT (timestamp = ? AND id >= ?)
+		AND ai_role <> 'thinking' ORDER BY timestamp DESC, id DESC LIMIT ?`, s.Session, string(s.Tool), s.Host, ts, ts, id, limit))
+	slices.Reverse(rows)
+	return rows, err
+}
+
+// SessionRowsAfter returns the first limit rows of a session after the row
+// (t, id) in (timestamp, id) order (thinking excluded), in time order. An
+// id of math.MaxInt64 means "after t".
+func (db *DB) SessionRowsAfter(ctx context.Context, s SessionScope, t time.Time, id int64, limit int) ([]cortex.EvidenceRow, error) {
+	ts := cortex.FormatTime(t)
+	return collectEvidence(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND NOT (timestamp = ? AND id <= ?)
+		AND ai_role <> 'thinking' ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, ts, ts, id, limit))
+}
+
+// RowsByID returns logs rows by id, in time order.
+func (db *DB) RowsByID(ctx context.Context, ids []int64) ([]cortex.EvidenceRow, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return collectEvidence(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs WHERE id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) ORDER BY timestamp, id`, args...))
+}
+
+// NearbyLogs returns non-AI log rows of host in [from, to], in time order,
+// at most limit; errorsOnly keeps error severity and worse.
+func (db *DB) NearbyLogs(ctx context.Context, host string, from, to time.Time, errorsOnly bool, limit int) ([]cortex.EvidenceRow, error) {
+	q := `SELECT ` + evidenceCols + ` FROM logs WHERE hostname = ? AND ai_tool IS NULL AND timestamp >= ? AND timestamp <= ?`
+	args := []any{host, cortex.FormatTime(from), cortex.FormatTime(to)}
+	if errorsOnly {
+		sev := cortex.ErrorSeverities()
+		q += ` AND severity IN (` + strings.TrimSuffix(strings.Repeat("?,", len(sev)), ",") + `)`
+		for _, s := range sev {
+			args = append(args, string(s))
+		}
+	}
+	return collectEvidence(db.r.QueryContext(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
+}
+
+// ToolCall is a tool call of a session (from ai_mcp_events).
+type ToolCall struct {
+	ID          int64
+	CallLogID   *int64
+	ResultLogID *int64
+	Timestamp   time.Time
+	ToolName    string
+	MCPServer   string
+	MCPTool     string
+	Status      string
+	IsError     bool
+	ExitCode    *int64
+	ErrorText   string
+}
+
+// SessionToolCalls returns the tool calls of a session in [from, to], in
+// time order, at most limit.
+func (db *DB) SessionToolCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]ToolCall, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),
+		COALESCE(mcp_tool, ''), status, COALESCE(is_error, 0), exit_code, COALESCE(error_text, '')
+		FROM ai_mcp_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
+	if err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	defer rows.Close()
+	var out []ToolCall
+	for rows.Next() {
+		var c ToolCall
+		var ts string
+		var callLog, resultLog, exit sql.NullInt64
+		var isErr int
+		if err := rows.Scan(&c.ID, &callLog, &resultLog, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &c.Status, &isErr, &exit, &c.ErrorText); err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1 || c.Status == cortex.CallError
+		c.CallLogID, c.ResultLogID, c.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(exit)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SkillEventsByID returns skill events by id, in time order.
+func (db *DB) SkillEventsByID(ctx context.Context, ids []int64) ([]cortex.SkillEventRow, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	res, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) ORDER BY timestamp, id LIMIT ?`,
+		args, len(ids), scanSkillEvent)
+	return res.Events, err
+}
+
+// SkillNames returns the distinct skill names (for "did you mean").
+func (db *DB) SkillNames(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT skill_name FROM ai_skill_events ORDER BY skill_name LIMIT 10000`)
+	if err != nil {
+		return nil, queryFailed(err, "skills")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, queryFailed(err, "skills")
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
