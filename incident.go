@@ -205,3 +205,81 @@ type IncidentSummary struct {
 	Label     string  `json:"priority_label"`
 	SessionID string  `json:"ai_session_id,omitempty"`
 }
+
+// InvestigateParams select the incidents to investigate and bound their
+// evidence.
+type InvestigateParams struct {
+	IncidentParams
+	// All builds a bundle for every matching incident (up to the maximum).
+	All bool
+	// CorrelationWindowMinutes widens the incident's time span for nearby
+	// logs, errors and tool failures (default 5, clamped to 1..120).
+	CorrelationWindowMinutes int
+	// MaxBytes bounds the text of each evidence row (default 1024).
+	MaxBytes int
+}
+
+// Investigation is the answer of an investigation: evidence bundles for the
+// top incidents, short summaries of the others, and, when nothing matched,
+// what was found instead.
+type Investigation struct {
+	Bundles []Bundle `json:"evidence"`
+	// Total counts the matching incidents; Truncated says some matched
+	// but got no bundle (see OtherMatching) or the candidate scan was cut.
+	Total                    int  `json:"total_incidents"`
+	Truncated                bool `json:"truncated"`
+	CandidateRows            int  `json:"candidate_rows"`
+	CandidateWindowTruncated bool `json:"candidate_window_truncated"`
+	LimitClampedTo           int  `json:"limit_clamped_to,omitempty"`
+	// OtherMatching summarizes matching incidents without a bundle.
+	OtherMatching []IncidentSummary `json:"other_matching_incidents"`
+	// NoIncident is set when the subject has events but none carries a
+	// negative signal: the bundle shown is plain usage, low severity.
+	NoIncident bool `json:"no_incident_low_severity_summary"`
+	// NoData is set when nothing matched at all; SuggestedFilters says
+	// what to try instead.
+	NoData           bool     `json:"no_data"`
+	Message          string   `json:"message,omitempty"`
+	SuggestedFilters []string `json:"suggested_filters"`
+	// Usage summarizes the subject's events (skill lens).
+	Usage                    []SkillSummary `json:"usage,omitempty"`
+	WindowMinutes            int            `json:"window_minutes"`
+	CorrelationWindowMinutes int            `json:"correlation_window_minutes"`
+}
+
+// AbuseParams select abuse-term matches with their session context.
+type AbuseParams struct {
+	Tool    Tool
+	Project string
+	Session string
+	Host    string
+	Since   time.Time
+	Until   time.Time
+	Terms   []string
+	// Before and After are the context rows around each match (default 2,
+	// at most 20).
+	Before int
+	After  int
+	Limit  int
+	// MaxBytes bounds the text of each row (default 1024).
+	MaxBytes int
+}
+
+// AbuseMatch is one user row carrying an abuse term, with its context.
+type AbuseMatch struct {
+	Term   string        `json:"term"`
+	Entry  EvidenceRow   `json:"entry"`
+	Before []EvidenceRow `json:"before"`
+	After  []EvidenceRow `json:"after"`
+}
+
+// AbuseMatches is the answer of an abuse-term search.
+type AbuseMatches struct {
+	Terms                    []string     `json:"terms"`
+	Matches                  []AbuseMatch `json:"matches"`
+	CandidateRows            int          `json:"candidate_rows"`
+	CandidateCap             int          `json:"candidate_cap"`
+	CandidateWindowTruncated bool         `json:"candidate_window_truncated"`
+	Truncated                bool         `json:"truncated"`
+	LimitClampedTo           int          `json:"limit_clamped_to,omitempty"`
+}

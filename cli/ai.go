@@ -16,15 +16,22 @@ import (
 func NewCmdAI(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ai",
-		Short: "Skill, tool-call and hook events extracted from transcripts",
+		Short: "Events, incidents and evidence extracted from transcripts",
 		Long: `Cortex extracts normalized events from every transcript record at ingest:
 skill use (Claude attribution, Skill tool calls, skill bodies, Codex <skill> blocks),
 tool and MCP calls with their results, and hook runs. Hook configuration files
-are inventoried separately (configured is not proof a hook ran).`,
+are inventoried separately (configured is not proof a hook ran).
+
+Incidents group negative signals — abusive language, user corrections after a skill,
+failing tools, scope confusion, loops — into scored incidents with stable ids;
+investigate builds bounded evidence bundles with deterministic findings.`,
 		Example: `  cortex ai skills --summary
   cortex ai mcp-events --errors --since 7d
   cortex ai hook-events --status failed
-  cortex ai backfill --all --dry-run`,
+  cortex ai backfill --all --dry-run
+  cortex ai skill-incidents --since 30d
+  cortex ai skill-investigate lavra:lavra-plan
+  cortex ai abuse --since 7d`,
 	}
 	cmd.AddCommand(
 		NewCmdAISkills(f, nil),
@@ -32,6 +39,11 @@ are inventoried separately (configured is not proof a hook ran).`,
 		NewCmdAIHookEvents(f, nil),
 		NewCmdAIHooks(f),
 		NewCmdAIBackfill(f, nil, nil),
+		NewCmdAIAbuse(f, nil),
+		NewCmdAIIncidents(f, cortex.LensAbuse, nil),
+		NewCmdAIInvestigate(f, cortex.LensAbuse, nil),
+		NewCmdAIIncidents(f, cortex.LensSkill, nil),
+		NewCmdAIInvestigate(f, cortex.LensSkill, nil),
 	)
 	return cmd
 }

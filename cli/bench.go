@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/bench"
 	"github.com/cortexhq/cortex/bench/gen"
 	"github.com/cortexhq/cortex/ingest"
@@ -18,14 +20,16 @@ import (
 func NewCmdBench(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Generate a synthetic corpus and measure ingest",
+		Short: "Generate a synthetic corpus and measure ingest and queries",
 		Long: `bench generate scales the real transcript corpus to any size (fresh ids, shifted
 timestamps, same record shapes); bench ingest indexes a corpus into a fresh
-database and reports records/s, MB/s, peak RSS and the cost of an unchanged re-scan.`,
+database and reports records/s, MB/s, peak RSS and the cost of an unchanged re-scan;
+bench queries times the incident queries on an existing database (p50/p95).`,
 		Example: `  cortex bench generate --source ../shared/corpus/real --size 1GB --out /tmp/corpus-1g
-  cortex bench ingest /tmp/corpus-1g --json`,
+  cortex bench ingest /tmp/corpus-1g --json
+  cortex --db /tmp/big.db bench queries --runs 20`,
 	}
-	cmd.AddCommand(newCmdBenchGenerate(f), newCmdBenchIngest(f))
+	cmd.AddCommand(newCmdBenchGenerate(f), newCmdBenchIngest(f), newCmdBenchQueries(f))
 	return cmd
 }
 
@@ -129,6 +133,40 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&dbPath, "bench-db", "", "database to create (default: a temporary file, removed afterwards)")
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the database")
 	cmd.Flags().BoolVar(&noEvents, "no-events", false, "store rows only, without event extraction")
+	return cmd
+}
+
+func newCmdBenchQueries(f *Factory) *cobra.Command {
+	var asJSON bool
+	var runs int
+	var skill string
+	cmd := &cobra.Command{
+		Use:   "queries",
+		Short: "Time the incident queries on the database (p50/p95 over --runs)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			return withService(ctx, f, func(s *app.Service) error {
+				rep, err := bench.RunQueries(ctx, s, bench.QueryOptions{Runs: runs, Skill: skill, Now: f.Now()})
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return f.IO.WriteJSON(rep)
+				}
+				f.IO.Printf("database  %d rows, %d runs per query after one warm-up\n", rep.Rows, runs)
+				w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(w, "QUERY\tP50 MS\tP95 MS\tMAX MS\tRESULT")
+				for _, q := range rep.Queries {
+					fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%.1f\t%s\n", q.Command, q.P50MS, q.P95MS, q.MaxMS, q.Result)
+				}
+				return w.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVar(&runs, "runs", 10, "timed runs per query")
+	cmd.Flags().StringVar(&skill, "skill", "", "skill to investigate (default: the skill of the top incident of the last 30 days)")
 	return cmd
 }
 

@@ -1,0 +1,360 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/incident"
+)
+
+// IncidentOptions are the flags shared by the incident commands.
+type IncidentOptions struct {
+	Tool, Project, Session, Host, Since, Until string
+	Skill, Plugin                              string
+	Terms                                      []string
+	Window                                     int
+	Signals                                    []string
+	MinScore                                   float64
+	IncidentID                                 string
+	IncludeUsage                               bool
+	Limit                                      int
+	JSON                                       bool
+	// Investigation flags.
+	All               bool
+	CorrelationWindow int
+	MaxBytes          int
+	// Lens is the lens the command works on.
+	Lens string
+}
+
+func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate bool) {
+	o.Lens = lens
+	fl := cmd.Flags()
+	fl.StringVar(&o.Tool, "tool", "", "only this agent: claude, codex or gemini")
+	fl.StringVar(&o.Project, "project", "", "only this project")
+	fl.StringVar(&o.Session, "session", "", "only this session id")
+	fl.StringVar(&o.Host, "host", "", "only this host")
+	fl.StringVar(&o.Since, "since", "", "newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
+	fl.StringVar(&o.Until, "until", "", "older than")
+	fl.IntVar(&o.Window, "window", incident.DefaultWindowMinutes,
+		fmt.Sprintf("minutes without a candidate that end an incident (1..%d)", incident.MaxWindowMinutes))
+	fl.StringSliceVar(&o.Signals, "signal", nil, "only incidents with one of these signals (repeatable)")
+	fl.Float64Var(&o.MinScore, "min-score", 0, "only incidents scoring at least this")
+	fl.StringVar(&o.IncidentID, "incident-id", "", "only this incident (found at any rank)")
+	fl.BoolVar(&o.JSON, "json", false, "print JSON")
+	switch lens {
+	case cortex.LensAbuse:
+		fl.StringSliceVar(&o.Terms, "term", nil, "abuse terms to look for instead of the defaults (repeatable, at most 16)")
+	case cortex.LensSkill:
+		fl.StringVar(&o.Plugin, "plugin", "", "only skills of this plugin")
+		if !investigate {
+			fl.StringVar(&o.Skill, "skill", "", "only this skill (e.g. lavra:lavra-plan)")
+			fl.BoolVar(&o.IncludeUsage, "include-usage", false, "also list skill use without a negative signal")
+		}
+	}
+	if investigate {
+		fl.IntVar(&o.Limit, "limit", 0, fmt.Sprintf("evidence bundles to build (default 1 for one skill or id, else %d; max %d)",
+			incident.DefaultBundles, incident.MaxBundles))
+		fl.BoolVar(&o.All, "all", false, fmt.Sprintf("a bundle for every matching incident (up to %d)", incident.MaxBundles))
+		fl.IntVar(&o.CorrelationWindow, "correlation-window", incident.DefaultCorrelationMinutes,
+			fmt.Sprintf("minutes around the incident for nearby logs, errors and tool failures (1..%d)", incident.MaxWindowMinutes))
+		fl.IntVar(&o.MaxBytes, "max-bytes", incident.DefaultMaxBytes, "bound on the text of each evidence row")
+	} else {
+		fl.IntVar(&o.Limit, "limit", incident.DefaultLimit, fmt.Sprintf("maximum incidents (max %d)", incident.MaxLimit))
+	}
+}
+
+func (o *IncidentOptions) params(f *Factory) (cortex.IncidentParams, error) {
+	since, err := timeFlag(f, "since", o.Since)
+	if err != nil {
+		return cortex.IncidentParams{}, err
+	}
+	until, err := timeFlag(f, "until", o.Until)
+	if err != nil {
+		return cortex.IncidentParams{}, err
+	}
+	return cortex.IncidentParams{Tool: cortex.Tool(o.Tool), Project: o.Project, Session: o.Session, Host: o.Host,
+		Since: since, Until: until, Skill: o.Skill, Plugin: o.Plugin, Terms: o.Terms, WindowMinutes: o.Window,
+		Signals: o.Signals, MinScore: o.MinScore, IncidentID: o.IncidentID, IncludeUsage: o.IncludeUsage, Limit: o.Limit}, nil
+}
+
+// NewCmdAIIncidents builds `cortex ai incidents` (abuse) and `cortex ai
+// skill-incidents`.
+func NewCmdAIIncidents(f *Factory, lens string, runF func(context.Context, *IncidentOptions) error) *cobra.Command {
+	opts := &IncidentOptions{}
+	cmd := &cobra.Command{
+		Use:   "incidents",
+		Short: "Bursts of abusive language from users, grouped and scored",
+		Long: `An abuse incident is a burst of abusive terms typed by the user in one session: terms
+matched on word boundaries in user messages only, grouped until --window minutes pass
+without another, scored count*10 + density*2 + distinct terms.`,
+		Example: `  cortex ai incidents --since 7d
+  cortex ai incidents --term wtf --term useless --json`,
+		Args: cobra.NoArgs,
+	}
+	if lens == cortex.LensSkill {
+		cmd.Use, cmd.Short = "skill-incidents", "Skills followed by corrections, failures, confusion or loops, scored"
+		cmd.Long = `A skill incident is a skill activation followed, in the same session and within --window
+minutes of the skill's last event, by at least one negative signal:
+  user_correction_after_skill          the user says the agent got it wrong
+  tool_failure_after_skill             tool calls failed (repeated, unrecovered, or then corrected)
+  scope_or_source_confusion            wrong repo, branch, file or source of truth
+  ignored_skill_or_policy_instruction  the user names an instruction the agent skipped
+  overlong_loop_after_skill            15+ tool calls and a correction or frustration
+Skill use without a signal is usage, listed only with --include-usage.`
+		cmd.Example = `  cortex ai skill-incidents --since 30d
+  cortex ai skill-incidents --plugin lavra --signal user_correction_after_skill
+  cortex ai skill-incidents --skill verify --include-usage --json`
+	}
+	opts.register(cmd, lens, false)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if runF != nil {
+			return runF(cmd.Context(), opts)
+		}
+		return incidentsRun(cmd.Context(), f, opts)
+	}
+	return cmd
+}
+
+func incidentsRun(ctx context.Context, f *Factory, opts *IncidentOptions) error {
+	p, err := opts.params(f)
+	if err != nil {
+		return err
+	}
+	return withService(ctx, f, func(s *app.Service) error {
+		res, err := s.Incidents(ctx, opts.Lens, p)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return f.IO.WriteJSON(res)
+		}
+		printIncidents(f, opts.Lens, res)
+		return nil
+	})
+}
+
+func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
+	if len(res.Incidents) == 0 {
+		if lens == cortex.LensSkill {
+			f.IO.Printf("No skill incidents: no skill use was followed by a negative signal. (See all use: --include-usage)\n")
+		} else {
+			f.IO.Printf("No abuse incidents found.\n")
+		}
+		printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
+		return
+	}
+	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	what := "TERMS"
+	if lens == cortex.LensSkill {
+		what = "SKILL"
+	}
+	fmt.Fprintf(w, "SCORE\tLABEL\t%s\tSIGNALS\tTOOL\tSESSION\tLAST SEEN\tID\n", what)
+	for _, inc := range res.Incidents {
+		subject := strings.Join(inc.Terms, ",")
+		if lens == cortex.LensSkill {
+			subject = inc.SkillName
+		}
+		fmt.Fprintf(w, "%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inc.Score, inc.Label, OneLine(subject, 40),
+			signalSummary(inc), inc.Tool, shortSession(inc.SessionID), inc.LastSeen[:16], inc.ID)
+	}
+	w.Flush()
+	if res.Truncated {
+		f.IO.Printf("(showing %d of %d; use --limit or narrow the filters)\n", len(res.Incidents), res.Total)
+	}
+	printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
+}
+
+func printScan(f *Factory, rows int, truncated bool) {
+	if truncated {
+		f.IO.Printf("(scanned the newest %d candidates only; older ones were not considered — narrow with --since)\n", rows)
+	}
+}
+
+// signalSummary is "name×n, …" of the signals present, shortened.
+func signalSummary(inc cortex.Incident) string {
+	var parts []string
+	for _, s := range inc.SignalsPresent {
+		parts = append(parts, fmt.Sprintf("%s×%d", shortSignal(s), inc.SignalCounts[s]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ",")
+}
+
+func shortSignal(s string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(s, "_after_skill"), "_instruction")
+}
+
+// NewCmdAIInvestigate builds `cortex ai investigate` (abuse) and `cortex ai
+// skill-investigate [SKILL]`.
+func NewCmdAIInvestigate(f *Factory, lens string, runF func(context.Context, *IncidentOptions) error) *cobra.Command {
+	opts := &IncidentOptions{}
+	cmd := &cobra.Command{
+		Use:   "investigate",
+		Short: "Evidence and deterministic findings for the top abuse incidents",
+		Long: `Builds a bounded evidence bundle per incident — the anchors, the transcript before and
+after, failed tool calls and user corrections nearby, non-AI logs and errors of the same
+host — and derives findings (failure mode, confidence, evidence ids, prevention hint)
+without any LLM.`,
+		Example: `  cortex ai investigate --since 7d
+  cortex ai investigate --incident-id inc-… --json`,
+		Args: cobra.NoArgs,
+	}
+	if lens == cortex.LensSkill {
+		cmd.Use = "skill-investigate [SKILL]"
+		cmd.Short = "Why did this skill go wrong? Evidence and findings for its top incident"
+		cmd.Long = `Give a skill name and get its top incident: header with score and signals, deterministic
+findings with prevention hints for the skill document, then evidence excerpts. Other
+matching incidents are listed by id. A skill used without a negative signal gets a
+low-severity usage summary; an unknown skill gets suggestions (nearest skill names,
+wider --since).`
+		cmd.Example = `  cortex ai skill-investigate lavra:lavra-plan --since 7d
+  cortex ai skill-investigate --plugin lavra --all
+  cortex ai skill-investigate worktree --tool codex --json
+  cortex ai skill-investigate --incident-id skill-inc-…`
+		cmd.Args = cobra.MaximumNArgs(1)
+	}
+	opts.register(cmd, lens, true)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			opts.Skill = args[0]
+		}
+		if runF != nil {
+			return runF(cmd.Context(), opts)
+		}
+		return investigateRun(cmd.Context(), f, opts)
+	}
+	return cmd
+}
+
+func investigateRun(ctx context.Context, f *Factory, opts *IncidentOptions) error {
+	p, err := opts.params(f)
+	if err != nil {
+		return err
+	}
+	ip := cortex.InvestigateParams{IncidentParams: p, All: opts.All, CorrelationWindowMinutes: opts.CorrelationWindow,
+		MaxBytes: opts.MaxBytes}
+	return withService(ctx, f, func(s *app.Service) error {
+		res, err := s.Investigate(ctx, opts.Lens, ip)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return f.IO.WriteJSON(res)
+		}
+		printInvestigation(f, res)
+		return nil
+	})
+}
+
+// AbuseOptions are the flags of `cortex ai abuse`.
+type AbuseOptions struct {
+	Tool, Project, Session, Host, Since, Until string
+	Terms                                      []string
+	Before, After, Limit, MaxBytes             int
+	JSON                                       bool
+}
+
+// NewCmdAIAbuse builds `cortex ai abuse`.
+func NewCmdAIAbuse(f *Factory, runF func(context.Context, *AbuseOptions) error) *cobra.Command {
+	opts := &AbuseOptions{}
+	cmd := &cobra.Command{
+		Use:   "abuse",
+		Short: "User messages with abusive terms, with the session rows around them",
+		Long: `Finds abusive terms in what users typed (never in tool output or assistant text), on
+word boundaries ("hell" does not match "shell"), newest first, each with --before and
+--after rows of its session. Default terms: ` + strings.Join(incident.DefaultAbuseTerms(), ", ") + `.`,
+		Example: `  cortex ai abuse --since 7d
+  cortex ai abuse --term useless --before 5 --after 1 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return abuseRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Tool, "tool", "", "only this agent: claude, codex or gemini")
+	fl.StringVar(&opts.Project, "project", "", "only this project")
+	fl.StringVar(&opts.Session, "session", "", "only this session id")
+	fl.StringVar(&opts.Host, "host", "", "only this host")
+	fl.StringVar(&opts.Since, "since", "", "newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
+	fl.StringVar(&opts.Until, "until", "", "older than")
+	fl.StringSliceVar(&opts.Terms, "term", nil, "terms to look for instead of the defaults (repeatable, at most 16)")
+	fl.IntVar(&opts.Before, "before", incident.DefaultAbuseContext, fmt.Sprintf("session rows before each match (max %d)", incident.MaxAbuseContext))
+	fl.IntVar(&opts.After, "after", incident.DefaultAbuseContext, fmt.Sprintf("session rows after each match (max %d)", incident.MaxAbuseContext))
+	fl.IntVar(&opts.Limit, "limit", incident.DefaultAbuseLimit, fmt.Sprintf("maximum matches (max %d)", incident.MaxAbuseLimit))
+	fl.IntVar(&opts.MaxBytes, "max-bytes", incident.DefaultMaxBytes, "bound on the text of each row")
+	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func abuseRun(ctx context.Context, f *Factory, opts *AbuseOptions) error {
+	since, err := timeFlag(f, "since", opts.Since)
+	if err != nil {
+		return err
+	}
+	until, err := timeFlag(f, "until", opts.Until)
+	if err != nil {
+		return err
+	}
+	p := cortex.AbuseParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project, Session: opts.Session, Host: opts.Host,
+		Since: since, Until: until, Terms: opts.Terms, Before: opts.Before, After: opts.After, Limit: opts.Limit, MaxBytes: opts.MaxBytes}
+	return withService(ctx, f, func(s *app.Service) error {
+		res, err := s.AbuseMatches(ctx, p)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return f.IO.WriteJSON(res)
+		}
+		if len(res.Matches) == 0 {
+			f.IO.Printf("No abuse terms found in user messages.\n")
+			printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
+			return nil
+		}
+		for i, m := range res.Matches {
+			if i > 0 {
+				f.IO.Printf("\n")
+			}
+			f.IO.Printf("%s  %s  session %s  term %q\n", m.Entry.Timestamp[:19], m.Entry.Tool, m.Entry.SessionID, m.Term)
+			for _, r := range m.Before {
+				f.IO.Printf("    %s\n", rowLine(r, 160))
+			}
+			f.IO.Printf("  > %s\n", rowLine(m.Entry, 400))
+			for _, r := range m.After {
+				f.IO.Printf("    %s\n", rowLine(r, 160))
+			}
+		}
+		if res.Truncated {
+			f.IO.Printf("(showing %d; use --limit or narrow the filters)\n", len(res.Matches))
+		}
+		printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
+		return nil
+	})
+}
+
+// rowLine renders an evidence row on one line: time, who, text.
+func rowLine(r cortex.EvidenceRow, max int) string {
+	who := string(r.Role)
+	switch {
+	case r.Tool == "":
+		who = OneLine(r.AppName, 20) + "/" + string(r.Severity)
+	case r.ToolName != "":
+		who += ":" + OneLine(r.ToolName, 24)
+	}
+	ts := r.Timestamp
+	if len(ts) >= 19 {
+		ts = ts[11:19]
+	}
+	return fmt.Sprintf("[%d] %s %s  %s", r.ID, ts, who, OneLine(r.Message, max))
+}

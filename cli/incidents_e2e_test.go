@@ -1,0 +1,145 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cortexhq/cortex/internal/testcorpus"
+)
+
+type incidentJSON struct {
+	ID             string         `json:"incident_id"`
+	SkillName      string         `json:"skill_name"`
+	Terms          []string       `json:"terms"`
+	SignalsPresent []string       `json:"signals_present"`
+	SignalCounts   map[string]int `json:"signal_counts"`
+	Score          float64        `json:"priority_score"`
+	Label          string         `json:"priority_label"`
+	AnchorLogIDs   []int64        `json:"anchor_log_ids"`
+}
+
+type incidentListJSON struct {
+	Incidents []incidentJSON `json:"incidents"`
+	Total     int            `json:"total_incidents"`
+}
+
+type investigationJSON struct {
+	Evidence []struct {
+		Incident      incidentJSON     `json:"incident"`
+		SkillEvents   []map[string]any `json:"skill_events"`
+		SignalAnchors []map[string]any `json:"signal_anchors"`
+		Findings      struct {
+			FailureModes []struct {
+				Category    string  `json:"category"`
+				EvidenceIDs []int64 `json:"evidence_ids"`
+				Hint        string  `json:"prevention_hint"`
+			} `json:"likely_failure_modes"`
+		} `json:"deterministic_findings"`
+	} `json:"evidence"`
+	Total         int              `json:"total_incidents"`
+	Other         []map[string]any `json:"other_matching_incidents"`
+	NoIncident    bool             `json:"no_incident_low_severity_summary"`
+	NoData        bool             `json:"no_data"`
+	Suggested     []string         `json:"suggested_filters"`
+	Message       string           `json:"message"`
+	LimitClamped  int              `json:"limit_clamped_to"`
+	WindowMinutes int              `json:"window_minutes"`
+}
+
+// TestIncidentCommandsEndToEnd runs the incident commands of the real
+// binary on the labelled sessions.
+func TestIncidentCommandsEndToEnd(t *testing.T) {
+	labelled := testcorpus.Labelled(t)
+	e := newEnv(t)
+	db := filepath.Join(e.home, "c.db")
+	e.run("--db", db, "index", labelled)
+
+	var skills incidentListJSON
+	e.json(&skills, "--db", db, "ai", "skill-incidents", "--json")
+	var names []string
+	for _, i := range skills.Incidents {
+		names = append(names, i.SkillName)
+	}
+	slices.Sort(names)
+	if strings.Join(names, ",") != "lavra:lavra-plan,ops:deploy-helper,worktree" {
+		t.Fatalf("skill incidents: %v", names)
+	}
+
+	// Skill-first: a positional skill, nothing else needed.
+	var inv investigationJSON
+	e.json(&inv, "--db", db, "ai", "skill-investigate", "lavra:lavra-plan", "--json")
+	if len(inv.Evidence) != 1 || inv.Evidence[0].Incident.SkillName != "lavra:lavra-plan" || len(inv.Evidence[0].SkillEvents) == 0 {
+		t.Fatalf("skill-investigate: %+v", inv)
+	}
+	modes := inv.Evidence[0].Findings.FailureModes
+	if len(modes) == 0 || modes[0].Category == "unknown" || len(modes[0].EvidenceIDs) == 0 || modes[0].Hint == "" {
+		t.Fatalf("findings: %+v", modes)
+	}
+	out, _, code := e.run("--db", db, "ai", "skill-investigate", "lavra:lavra-plan")
+	for _, want := range []string{"skill lavra:lavra-plan", "Findings", "fix:", "Evidence", "signal anchors", "That's not what I asked"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("human report lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+
+	// Usage without signal, and no data.
+	e.json(&inv, "--db", db, "ai", "skill-investigate", "verify", "--json")
+	if !inv.NoIncident || len(inv.Evidence) != 1 {
+		t.Fatalf("verify usage: %+v", inv)
+	}
+	inv = investigationJSON{}
+	e.json(&inv, "--db", db, "ai", "skill-investigate", "deploy-helpr", "--since", "2026-10-01", "--json")
+	if !inv.NoData || !strings.Contains(strings.Join(inv.Suggested, "|"), "ops:deploy-helper") {
+		t.Fatalf("no data: %+v", inv)
+	}
+	out, _, code = e.run("--db", db, "ai", "skill-investigate", "deploy-helpr")
+	if code != 0 || !strings.Contains(out, "Try:") || !strings.Contains(out, "ops:deploy-helper") {
+		t.Fatalf("no-data report (exit %d):\n%s", code, out)
+	}
+
+	// Abuse: the match with its context, the incident, its bundle.
+	var abuse struct {
+		Matches []struct {
+			Term   string           `json:"term"`
+			Before []map[string]any `json:"before"`
+			After  []map[string]any `json:"after"`
+		} `json:"matches"`
+	}
+	e.json(&abuse, "--db", db, "ai", "abuse", "--before", "3", "--after", "1", "--json")
+	if len(abuse.Matches) != 1 || abuse.Matches[0].Term != "fucking" || len(abuse.Matches[0].Before) != 3 {
+		t.Fatalf("abuse: %+v", abuse)
+	}
+	var incs incidentListJSON
+	e.json(&incs, "--db", db, "ai", "incidents", "--json")
+	if incs.Total != 1 || !slices.Contains(incs.Incidents[0].Terms, "fucking") {
+		t.Fatalf("abuse incidents: %+v", incs)
+	}
+	inv = investigationJSON{}
+	e.json(&inv, "--db", db, "ai", "investigate", "--incident-id", incs.Incidents[0].ID, "--json")
+	if len(inv.Evidence) != 1 || inv.Evidence[0].Incident.ID != incs.Incidents[0].ID || len(inv.Evidence[0].SignalAnchors) != 1 {
+		t.Fatalf("abuse investigate: %+v", inv)
+	}
+	// Other terms replace the defaults; bad ones are clear errors.
+	e.json(&incs, "--db", db, "ai", "incidents", "--term", "broken", "--json")
+	if incs.Total != 1 || incs.Incidents[0].Terms[0] != "broken" {
+		t.Fatalf("custom term: %+v", incs)
+	}
+	_, errOut, code := e.run("--db", db, "ai", "incidents", "--term", "rm -rf")
+	if code != 2 || !strings.Contains(errOut, "letters, digits") {
+		t.Fatalf("bad term: exit %d %s", code, errOut)
+	}
+	_, errOut, code = e.run("--db", db, "ai", "skill-incidents", "--signal", "bogus")
+	if code != 2 || !strings.Contains(errOut, "unknown skill signal") {
+		t.Fatalf("bad signal: exit %d %s", code, errOut)
+	}
+	_, errOut, code = e.run("--db", db, "ai", "skill-investigate", "--incident-id", "skill-inc-nope")
+	if code == 0 || !strings.Contains(errOut, "no skill incident") {
+		t.Fatalf("unknown id: exit %d %s", code, errOut)
+	}
+	out, _, _ = e.run("--db", db, "ai", "skill-incidents")
+	if !strings.HasPrefix(out, "SCORE") || !strings.Contains(out, "worktree") {
+		t.Fatalf("human skill-incidents:\n%s", out)
+	}
+}

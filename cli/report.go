@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// printInvestigation renders an investigation as a compact report: per
+// bundle a header (score, label, subject, where, when), the signals, the
+// findings with their hints, then evidence excerpts; then the other
+// matching incidents. All transcript text is passed through OneLine (no
+// control characters reach the terminal).
+func printInvestigation(f *Factory, inv cortex.Investigation) {
+	if inv.Message != "" {
+		f.IO.Printf("%s\n", OneLine(inv.Message, 0))
+	}
+	if inv.NoData {
+		if len(inv.SuggestedFilters) > 0 {
+			f.IO.Printf("Try:\n")
+			for _, s := range inv.SuggestedFilters {
+				f.IO.Printf("  - %s\n", OneLine(s, 0))
+			}
+		}
+		return
+	}
+	for _, u := range inv.Usage {
+		f.IO.Printf("  %s: %d events in %d sessions (%s), %s → %s\n", OneLine(u.SkillName, 60), u.Events, u.Sessions,
+			u.Tools, u.FirstSeen[:16], u.LastSeen[:16])
+	}
+	if len(inv.Bundles) == 0 && !inv.NoIncident {
+		f.IO.Printf("No incidents found.\n")
+	}
+	for i, b := range inv.Bundles {
+		if i > 0 || inv.Message != "" {
+			f.IO.Printf("\n")
+		}
+		printBundle(f, b)
+	}
+	if len(inv.OtherMatching) > 0 {
+		f.IO.Printf("\nOther matching incidents (%d of %d; investigate one with --incident-id):\n", len(inv.OtherMatching), inv.Total)
+		for _, o := range inv.OtherMatching {
+			f.IO.Printf("  %s  %-8s %5.0f  %s → %s  session %s\n", o.ID, o.Label, o.Score, o.FirstSeen[:16], o.LastSeen[:16],
+				shortSession(o.SessionID))
+		}
+	}
+	printScan(f, inv.CandidateRows, inv.CandidateWindowTruncated)
+}
+
+func printBundle(f *Factory, b cortex.Bundle) {
+	inc := b.Incident
+	subject := "abuse"
+	switch inc.Lens {
+	case cortex.LensSkill:
+		subject = "skill " + OneLine(inc.SkillName, 80)
+	case cortex.LensAbuse:
+		subject = "abuse terms " + strings.Join(inc.Terms, ", ")
+	}
+	f.IO.Printf("%s  %s (score %.0f)  %s\n", inc.ID, strings.ToUpper(inc.Label), inc.Score, subject)
+	f.IO.Printf("  %s · session %s · host %s", inc.Tool, OneLine(inc.SessionID, 40), OneLine(inc.Hostname, 40))
+	if inc.Project != "" {
+		f.IO.Printf(" · project %s", OneLine(inc.Project, 60))
+	}
+	f.IO.Printf("\n  %s → %s (%s)", inc.FirstSeen[:19], inc.LastSeen[11:19],
+		(time.Duration(inc.DurationSecs) * time.Second).String())
+	if inc.Lens == cortex.LensSkill {
+		f.IO.Printf(" · %d activation(s), %d skill events", inc.EventCount, len(inc.EventIDs))
+	}
+	f.IO.Printf("\n  signals: %s\n", signalSummary(inc))
+
+	fs := b.Findings
+	f.IO.Printf("\nFindings\n")
+	for _, m := range fs.FailureModes {
+		f.IO.Printf("  • %s (%s confidence)%s\n", m.Category, m.Confidence, evidenceRef(m.EvidenceIDs, m.MCPEventIDs))
+		if m.Why != "" {
+			f.IO.Printf("    why: %s\n", OneLine(m.Why, 200))
+		}
+		if m.Hint != "" {
+			f.IO.Printf("    fix: %s\n", OneLine(m.Hint, 0))
+		}
+	}
+	for _, c := range fs.Factors {
+		f.IO.Printf("  + %s%s\n", OneLine(c.Factor, 0), evidenceRef(c.EvidenceIDs, nil))
+	}
+	for _, q := range fs.OpenQuestions {
+		f.IO.Printf("  ? %s\n", OneLine(q, 0))
+	}
+
+	f.IO.Printf("\nEvidence\n")
+	section(f, "signal anchors", b.SignalAnchors, b.SignalAnchorsTruncated, 240)
+	section(f, "transcript before", tail(b.TranscriptBefore, 5), b.TranscriptBeforeTruncated || len(b.TranscriptBefore) > 5, 160)
+	section(f, "transcript after", head(b.TranscriptAfter, 8), b.TranscriptAfterTruncated || len(b.TranscriptAfter) > 8, 160)
+	if len(b.NearbyToolFailures) > 0 {
+		f.IO.Printf("  failed tool calls (%d%s):\n", len(b.NearbyToolFailures), more(b.NearbyToolFailuresTruncated))
+		for _, t := range b.NearbyToolFailures {
+			exit := ""
+			if t.ExitCode != nil {
+				exit = fmt.Sprintf(" exit %d", *t.ExitCode)
+			}
+			rec := ""
+			if t.Recovered {
+				rec = " (recovered)"
+			}
+			f.IO.Printf("    [mcp %d] %s %s%s%s  %s\n", t.EventID, t.Timestamp[11:19], OneLine(t.ToolName, 40), exit, rec,
+				OneLine(t.ErrorText, 160))
+		}
+	}
+	section(f, "user corrections nearby", b.NearbyUserCorrections, b.NearbyUserCorrectionsTruncated, 200)
+	section(f, "nearby errors (non-AI logs, same host)", b.NearbyErrors, b.NearbyErrorsTruncated, 160)
+	if len(b.NearbyLogs) > 0 {
+		f.IO.Printf("  nearby logs: %d%s (see --json)\n", len(b.NearbyLogs), more(b.NearbyLogsTruncated))
+	}
+}
+
+func evidenceRef(logIDs, mcpIDs []int64) string {
+	var parts []string
+	if len(logIDs) > 0 {
+		parts = append(parts, "rows "+joinIDs(logIDs, 8))
+	}
+	if len(mcpIDs) > 0 {
+		parts = append(parts, "tool calls "+joinIDs(mcpIDs, 8))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " — " + strings.Join(parts, "; ")
+}
+
+func joinIDs(ids []int64, max int) string {
+	var s []string
+	for i, id := range ids {
+		if i == max {
+			s = append(s, fmt.Sprintf("… +%d", len(ids)-max))
+			break
+		}
+		s = append(s, fmt.Sprint(id))
+	}
+	return strings.Join(s, ",")
+}
+
+func more(truncated bool) string {
+	if truncated {
+		return ", more not shown"
+	}
+	return ""
+}
+
+func section(f *Factory, name string, rows []cortex.EvidenceRow, truncated bool, width int) {
+	if len(rows) == 0 {
+		return
+	}
+	f.IO.Printf("  %s (%d%s):\n", name, len(rows), more(truncated))
+	for _, r := range rows {
+		line := rowLine(r, width)
+		if len(r.Signals) > 0 {
+			line += "  {" + strings.Join(r.Signals, ",") + "}"
+		}
+		f.IO.Printf("    %s\n", line)
+	}
+}
+
+func head(rows []cortex.EvidenceRow, n int) []cortex.EvidenceRow { return rows[:min(n, len(rows))] }
+
+func tail(rows []cortex.EvidenceRow, n int) []cortex.EvidenceRow { return rows[max(0, len(rows)-n):] }

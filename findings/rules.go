@@ -1,0 +1,172 @@
+package findings
+
+import (
+	"strings"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/phrase"
+)
+
+// CategoryUnknown is the fallback category of every lens: no rule matched.
+const CategoryUnknown = "unknown"
+
+// Confidence levels of a finding.
+const (
+	ConfidenceLow    = "low"
+	ConfidenceMedium = "medium"
+	ConfidenceHigh   = "high"
+)
+
+// voice says whose text a row carries; a rule lists the voices it reads.
+type voice uint8
+
+const (
+	// voiceUser is text the human typed (RoleUser).
+	voiceUser voice = 1 << iota
+	// voiceTool is tool, hook and system output, non-AI logs and the
+	// error text of tool failures.
+	voiceTool
+)
+
+// category is one output category of a lens with its prevention hint. The
+// hint may contain {subject}, replaced by the lens's subject (for example
+// `the "lavra:lavra-plan" skill`).
+type category struct {
+	name string
+	hint string
+}
+
+// rule maps phrases heard in one voice (and optionally incident signals)
+// to a category.
+type rule struct {
+	category string
+	voices   voice
+	phrases  *phrase.Set
+	// extra is an optional matcher for what a phrase cannot express (a
+	// non-zero exit code); it returns labels for Why.
+	extra func(norm string) []string
+	// signals are incident signals that support the category on their
+	// own, citing the incident's anchors present in the bundle.
+	signals []string
+}
+
+// find returns the labels of everything the rule matches in norm (a
+// phrase.Normalize result).
+func (r *rule) find(norm string) []string {
+	var out []string
+	if r.phrases != nil {
+		for _, m := range r.phrases.FindNormalized(norm) {
+			out = append(out, m.Phrase)
+		}
+	}
+	if r.extra != nil {
+		out = append(out, r.extra(norm)...)
+	}
+	return out
+}
+
+// Rules is one lens's findings rule set: an ordered category table with
+// prevention hints, phrase and signal rules, and the lens-specific
+// contributing factor and open-question wording. A Rules value is immutable
+// after construction and safe for concurrent use. A nil *Rules is valid:
+// it derives only the lens-independent part (the unknown fallback, the
+// generic factors and the open questions).
+type Rules struct {
+	lens       string
+	categories []category
+	index      map[string]int // category name → position in categories
+	rules      []rule
+	// subject renders the incident's subject for hints ("" when the lens
+	// has none).
+	subject func(*cortex.Incident) string
+	// lensFactor is the lens's own contributing factor, if any.
+	lensFactor func(*cortex.Bundle) (cortex.Factor, bool)
+	// noAnchors is the open question when the bundle has no anchors.
+	noAnchors string
+}
+
+// newRules builds a rule set. Rules naming a category missing from the
+// table are dropped (the tests assert there are none); the unknown
+// category is appended when the table lacks it.
+func newRules(lens string, cats []category, rules []rule) *Rules {
+	r := &Rules{lens: lens, index: map[string]int{}, noAnchors: "no anchors captured"}
+	for _, c := range cats {
+		if _, dup := r.index[c.name]; dup || c.name == "" {
+			continue
+		}
+		r.index[c.name] = len(r.categories)
+		r.categories = append(r.categories, c)
+	}
+	if _, ok := r.index[CategoryUnknown]; !ok {
+		r.index[CategoryUnknown] = len(r.categories)
+		r.categories = append(r.categories, category{name: CategoryUnknown,
+			hint: "No deterministic signature matched; review the transcript manually before changing anything."})
+	}
+	for _, ru := range rules {
+		if _, ok := r.index[ru.category]; ok && ru.category != CategoryUnknown {
+			r.rules = append(r.rules, ru)
+		}
+	}
+	return r
+}
+
+// Lens names the lens the rule set is for ("" for a nil *Rules).
+func (r *Rules) Lens() string {
+	if r == nil {
+		return ""
+	}
+	return r.lens
+}
+
+// Categories lists the rule set's categories in output order, unknown
+// last.
+func (r *Rules) Categories() []string {
+	if r == nil {
+		return []string{CategoryUnknown}
+	}
+	out := make([]string, len(r.categories))
+	for i, c := range r.categories {
+		out[i] = c.name
+	}
+	return out
+}
+
+// hint renders a category's hint for the bundle's subject.
+func (r *Rules) hint(i int, inc *cortex.Incident) string {
+	h := r.categories[i].hint
+	if !strings.Contains(h, "{subject}") {
+		return h
+	}
+	s := ""
+	if r.subject != nil {
+		s = r.subject(inc)
+	}
+	return strings.ReplaceAll(h, "{subject}", s)
+}
+
+// fallback is the rule set of a nil *Rules: no phrase rules, only the
+// unknown category.
+var fallback = newRules("", nil, nil)
+
+// ForLens returns the rule set of a lens: [Abuse] for cortex.LensAbuse,
+// [Skill] for cortex.LensSkill, and nil for any other lens (including the
+// MCP and hook lenses until their rule sets exist). A nil result is still
+// usable: its Derive yields the lens-independent findings only.
+func ForLens(lens string) *Rules {
+	switch lens {
+	case cortex.LensAbuse:
+		return abuseRules
+	case cortex.LensSkill:
+		return skillRules
+	}
+	return nil
+}
+
+// Derive derives the findings of b with the rule set of b's lens (see
+// [ForLens]); an unknown lens gets the lens-independent findings only.
+func Derive(b *cortex.Bundle) cortex.Findings {
+	if b == nil {
+		return ForLens("").Derive(nil)
+	}
+	return ForLens(b.Incident.Lens).Derive(b)
+}

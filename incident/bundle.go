@@ -1,0 +1,192 @@
+package incident
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/findings"
+	"github.com/cortexhq/cortex/sqlite"
+)
+
+// Caps of an evidence bundle; each collection reports *_truncated when its
+// cap was hit.
+const (
+	capSignalAnchors   = 50
+	capTranscript      = 20
+	capToolFailures    = 25
+	capUserCorrections = 25
+	capNearbyLogs      = 50
+	capNearbyErrors    = 25
+)
+
+// Bounds of bundle parameters.
+const (
+	DefaultCorrelationMinutes = 5
+	DefaultMaxBytes           = 1024
+	MinMaxBytes               = 64
+	MaxMaxBytes               = 1 << 20
+)
+
+func clampMaxBytes(n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, cortex.Errorf(cortex.CodeInvalid, "max_bytes must be positive, got %d", n)
+	case n == 0:
+		return DefaultMaxBytes, nil
+	}
+	return min(max(n, MinMaxBytes), MaxMaxBytes), nil
+}
+
+// cutText bounds s to at most maxBytes bytes (on a UTF-8 boundary) plus a
+// marker saying how much was cut.
+func cutText(s string, maxBytes int) (string, bool) {
+	if len(s) <= maxBytes {
+		return s, false
+	}
+	i := maxBytes
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "… [cut " + strconv.Itoa(len(s)-i) + " bytes]", true
+}
+
+func boundRows(rows []*cortex.EvidenceRow, maxBytes int) {
+	for _, r := range rows {
+		r.Message, r.MessageTruncated = cutText(r.Message, maxBytes)
+	}
+}
+
+func ptrs(rows []cortex.EvidenceRow) []*cortex.EvidenceRow {
+	out := make([]*cortex.EvidenceRow, len(rows))
+	for i := range rows {
+		out[i] = &rows[i]
+	}
+	return out
+}
+
+// capRows keeps the first n rows (or the last n when fromEnd) and reports
+// whether rows were dropped.
+func capRows[T any](rows []T, n int, fromEnd bool) ([]T, bool) {
+	if rows == nil {
+		rows = []T{}
+	}
+	if len(rows) <= n {
+		return rows, false
+	}
+	if fromEnd {
+		return rows[len(rows)-n:], true
+	}
+	return rows[:n], true
+}
+
+// bundleOptions bound the evidence of one bundle.
+type bundleOptions struct {
+	corr     time.Duration
+	maxBytes int
+}
+
+// bundle collects the bounded evidence of an incident.
+func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *group, o bundleOptions) (cortex.Bundle, error) {
+	b := cortex.Bundle{Incident: inc, CorrelationWindowMinutes: int(o.corr / time.Minute)}
+	first, last := g.span()
+	s := sqlite.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}
+	from, to := first.Add(-o.corr), maxTime(last, g.SignalEnd).Add(o.corr)
+	var err error
+
+	// Signal anchors, with what each carries.
+	ids := make([]int64, len(g.Anchors))
+	info := map[int64]anchor{}
+	for i, a := range g.Anchors {
+		ids[i], info[a.LogID] = a.LogID, a
+	}
+	slices.Sort(ids)
+	if b.SignalAnchors, err = e.db.RowsByID(ctx, ids); err != nil {
+		return b, err
+	}
+	b.SignalAnchors, b.SignalAnchorsTruncated = capRows(b.SignalAnchors, capSignalAnchors, false)
+	for i := range b.SignalAnchors {
+		a := info[b.SignalAnchors[i].ID]
+		b.SignalAnchors[i].Signals, b.SignalAnchors[i].Term = slices.Sorted(slices.Values(a.Signals)), a.Term
+	}
+
+	// The session around the incident.
+	if b.TranscriptBefore, err = e.db.SessionRowsBefore(ctx, s, first, 0, capTranscript+1); err != nil {
+		return b, err
+	}
+	b.TranscriptBefore, b.TranscriptBeforeTruncated = capRows(b.TranscriptBefore, capTranscript, true)
+	if b.TranscriptAfter, err = e.db.SessionRowsAfter(ctx, s, last, math.MaxInt64, capTranscript+1); err != nil {
+		return b, err
+	}
+	b.TranscriptAfter, b.TranscriptAfterTruncated = capRows(b.TranscriptAfter, capTranscript, false)
+
+	// Failed tool calls and user corrections near the incident.
+	if g.Key.Session != "" {
+		calls, err := e.db.SessionToolCalls(ctx, s, from, to, sessionToolCallsCap)
+		if err != nil {
+			return b, err
+		}
+		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(calls, o.maxBytes), capToolFailures, false)
+		users, err := e.db.SessionRows(ctx, s, from, to, []cortex.Role{cortex.RoleUser}, sessionUserRowsCap)
+		if err != nil {
+			return b, err
+		}
+		var corr []cortex.EvidenceRow
+		for _, r := range users {
+			if correctionPhrases.Contains(r.Message) {
+				r.Signals = []string{cortex.SignalUserCorrection}
+				corr = append(corr, r)
+			}
+		}
+		b.NearbyUserCorrections, b.NearbyUserCorrectionsTruncated = capRows(corr, capUserCorrections, false)
+	} else {
+		b.NearbyToolFailures, b.NearbyUserCorrections = []cortex.ToolFailure{}, []cortex.EvidenceRow{}
+	}
+
+	// Non-AI logs of the same host.
+	if b.NearbyLogs, err = e.db.NearbyLogs(ctx, g.Key.Host, from, to, false, capNearbyLogs+1); err != nil {
+		return b, err
+	}
+	b.NearbyLogs, b.NearbyLogsTruncated = capRows(b.NearbyLogs, capNearbyLogs, false)
+	if b.NearbyErrors, err = e.db.NearbyLogs(ctx, g.Key.Host, from, to, true, capNearbyErrors+1); err != nil {
+		return b, err
+	}
+	b.NearbyErrors, b.NearbyErrorsTruncated = capRows(b.NearbyErrors, capNearbyErrors, false)
+
+	if err := l.extras(ctx, e.db, g, &b); err != nil {
+		return b, err
+	}
+	for _, rows := range [][]cortex.EvidenceRow{b.SignalAnchors, b.TranscriptBefore, b.TranscriptAfter,
+		b.NearbyUserCorrections, b.NearbyLogs, b.NearbyErrors} {
+		boundRows(ptrs(rows), o.maxBytes)
+	}
+	b.Findings = findings.Derive(&b)
+	return b, nil
+}
+
+// toolFailures returns the failed calls, each marked recovered when a
+// later call of the same tool succeeded.
+func toolFailures(calls []sqlite.ToolCall, maxBytes int) []cortex.ToolFailure {
+	var out []cortex.ToolFailure
+	for i, c := range calls {
+		if !c.IsError {
+			continue
+		}
+		f := cortex.ToolFailure{EventID: c.ID, CallLogID: c.CallLogID, ResultLogID: c.ResultLogID,
+			Timestamp: cortex.FormatTime(c.Timestamp), ToolName: c.ToolName, MCPServer: c.MCPServer,
+			Status: c.Status, ExitCode: c.ExitCode}
+		f.ErrorText, _ = cutText(c.ErrorText, maxBytes)
+		for _, later := range calls[i+1:] {
+			if later.ToolName == c.ToolName && !later.IsError {
+				f.Recovered = true
+				break
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}

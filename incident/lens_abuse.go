@@ -1,0 +1,219 @@
+package incident
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/phrase"
+	"github.com/cortexhq/cortex/sqlite"
+)
+
+// abuseLens finds bursts of abusive terms in what users typed: the plainest
+// sign that an agent is failing its user.
+type abuseLens struct{}
+
+// Bounds of abuse terms.
+const (
+	maxAbuseTerms   = 16
+	maxAbuseTermLen = 64
+)
+
+func (abuseLens) Name() string   { return cortex.LensAbuse }
+func (abuseLens) prefix() string { return "inc-" }
+
+func (abuseLens) signals() []string { return []string{cortex.SignalAbuseTerm} }
+
+// NormalizeTerms validates caller terms (which replace the defaults):
+// trimmed, lower-cased, letters, digits, '_' and '-' only, at most 64
+// bytes each and 16 in all; sorted and deduplicated. No terms means the
+// defaults.
+func NormalizeTerms(terms []string) ([]string, error) {
+	var out []string
+	for _, t := range terms {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			continue
+		}
+		if len(t) > maxAbuseTermLen {
+			return nil, cortex.Errorf(cortex.CodeInvalid, "abuse term %.20q… is longer than %d bytes", t, maxAbuseTermLen)
+		}
+		for _, r := range t {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+				return nil, cortex.Errorf(cortex.CodeInvalid, "abuse term %q may hold only letters, digits, '_' and '-'", t)
+			}
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return DefaultAbuseTerms(), nil
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > maxAbuseTerms {
+		return nil, cortex.Errorf(cortex.CodeInvalid, "too many abuse terms (%d); the maximum is %d", len(out), maxAbuseTerms)
+	}
+	return out, nil
+}
+
+func (abuseLens) prepare(p *cortex.IncidentParams) error {
+	if p.Skill != "" || p.Plugin != "" || p.IncludeUsage {
+		return cortex.Errorf(cortex.CodeInvalid, "skill, plugin and include_usage apply to the skill lens only")
+	}
+	terms, err := NormalizeTerms(p.Terms)
+	p.Terms = terms
+	return err
+}
+
+// termMatches runs the FTS candidate query (stemmed, so it over-matches)
+// over user rows and keeps the rows where a term stands on word
+// boundaries. It returns the rows scanned (at most capRows), the matches
+// with their term, and whether older candidates were left.
+func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, terms []string, capRows int) ([]sqlite.TextCandidate, []string, int, bool, error) {
+	f.Limit = capRows + 1
+	rows, err := db.UserTextMatches(ctx, sqlite.TermsQuery(terms), f)
+	if err != nil {
+		return nil, nil, 0, false, err
+	}
+	truncated := len(rows) > capRows
+	if truncated {
+		rows = rows[:capRows]
+	}
+	set := phrase.NewSet(terms...)
+	var kept []sqlite.TextCandidate
+	var found []string
+	for _, r := range rows {
+		if t := set.First(r.Message); t != "" {
+			kept = append(kept, r)
+			found = append(found, t)
+		}
+	}
+	return kept, found, len(rows), truncated, nil
+}
+
+func (abuseLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+	rows, terms, scanned, truncated, err := termMatches(ctx, db, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project,
+		Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until}, p.Terms, capRows)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	ms := make([]member, len(rows))
+	for i, r := range rows {
+		ms[i] = member{ID: r.ID, LogID: r.ID, At: r.Timestamp, Kind: "user", Term: terms[i],
+			Key: groupKey{Tool: r.Tool, Host: r.Host, Project: r.Project, Session: r.Session}}
+	}
+	return ms, scanned, truncated, nil
+}
+
+// detect: every member is an anchor of the abuse_term signal.
+func (abuseLens) detect(_ context.Context, _ *sqlite.DB, _ *cortex.IncidentParams, groups []*group, _ time.Duration) error {
+	for _, g := range groups {
+		g.EventCount = len(g.Members)
+		g.SignalEnd = g.Last
+		for _, m := range g.Members {
+			g.addAnchor(m.LogID, m.At, cortex.SignalAbuseTerm, m.Term)
+			if !slices.Contains(g.Terms, m.Term) {
+				g.Terms = append(g.Terms, m.Term)
+			}
+		}
+		slices.Sort(g.Terms)
+	}
+	return nil
+}
+
+func (abuseLens) isIncident(*group, *cortex.IncidentParams) bool { return true }
+
+func (abuseLens) score(g *group) float64 {
+	return abuseScore(g.EventCount, g.Last.Sub(g.First), len(g.Terms))
+}
+
+func (abuseLens) label(score float64) string { return abuseLabel(score) }
+
+func (abuseLens) subject(groupKey, *cortex.Incident) {}
+
+func (abuseLens) extras(context.Context, *sqlite.DB, *group, *cortex.Bundle) error { return nil }
+
+// Bounds of abuse-term searches.
+const (
+	DefaultAbuseLimit   = 20
+	MaxAbuseLimit       = 100
+	DefaultAbuseContext = 2
+	MaxAbuseContext     = 20
+)
+
+// AbuseMatches lists user rows carrying an abuse term, newest first, with
+// the session rows around each.
+func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex.AbuseMatches, error) {
+	ip := cortex.IncidentParams{Tool: p.Tool, Project: p.Project, Session: p.Session, Host: p.Host,
+		Since: p.Since, Until: p.Until, Terms: p.Terms}
+	l := abuseLens{}
+	if err := normalize(l, &ip); err != nil {
+		return cortex.AbuseMatches{}, err
+	}
+	limit, clamped, err := clampLimit(p.Limit, DefaultAbuseLimit, MaxAbuseLimit)
+	if err != nil {
+		return cortex.AbuseMatches{}, err
+	}
+	before, err := contextRows(p.Before, "before")
+	if err != nil {
+		return cortex.AbuseMatches{}, err
+	}
+	after, err := contextRows(p.After, "after")
+	if err != nil {
+		return cortex.AbuseMatches{}, err
+	}
+	maxBytes, err := clampMaxBytes(p.MaxBytes)
+	if err != nil {
+		return cortex.AbuseMatches{}, err
+	}
+	rows, terms, scanned, truncated, err := termMatches(ctx, e.db, sqlite.CandidateFilter{Tool: ip.Tool, Project: ip.Project,
+		Session: ip.Session, Host: ip.Host, Since: ip.Since, Until: ip.Until}, ip.Terms, e.cap())
+	if err != nil {
+		return cortex.AbuseMatches{}, err
+	}
+	out := cortex.AbuseMatches{Terms: ip.Terms, Matches: []cortex.AbuseMatch{}, CandidateRows: scanned,
+		CandidateCap: e.cap(), CandidateWindowTruncated: truncated, LimitClampedTo: clamped}
+	if len(rows) > limit {
+		rows, out.Truncated = rows[:limit], true
+	}
+	out.Truncated = out.Truncated || truncated
+	for i, r := range rows {
+		entry, err := e.db.RowsByID(ctx, []int64{r.ID})
+		if err != nil {
+			return out, err
+		}
+		if len(entry) == 0 {
+			continue // purged meanwhile
+		}
+		m := cortex.AbuseMatch{Term: terms[i], Entry: entry[0], Before: []cortex.EvidenceRow{}, After: []cortex.EvidenceRow{}}
+		m.Entry.Term = terms[i]
+		s := sqlite.SessionScope{Tool: r.Tool, Session: r.Session, Host: r.Host}
+		if before > 0 {
+			if m.Before, err = e.db.SessionRowsBefore(ctx, s, r.Timestamp, r.ID, before); err != nil {
+				return out, err
+			}
+		}
+		if after > 0 {
+			if m.After, err = e.db.SessionRowsAfter(ctx, s, r.Timestamp, r.ID, after); err != nil {
+				return out, err
+			}
+		}
+		boundRows([]*cortex.EvidenceRow{&m.Entry}, maxBytes)
+		boundRows(ptrs(m.Before), maxBytes)
+		boundRows(ptrs(m.After), maxBytes)
+		out.Matches = append(out.Matches, m)
+	}
+	return out, nil
+}
+
+func contextRows(n int, name string) (int, error) {
+	switch {
+	case n < 0:
+		return 0, cortex.Errorf(cortex.CodeInvalid, "%s must not be negative, got %d", name, n)
+	case n > MaxAbuseContext:
+		return MaxAbuseContext, nil
+	}
+	return n, nil
+}

@@ -1,0 +1,180 @@
+package incident
+
+import (
+	"context"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/phrase"
+	"github.com/cortexhq/cortex/sqlite"
+)
+
+// skillLens finds skills that went wrong: skill activations followed, in
+// the same session, by a user correction, failing tool calls, scope
+// confusion, an ignored instruction or an overlong loop.
+type skillLens struct{}
+
+// Bounds of the per-session detection reads.
+const (
+	sessionUserRowsCap  = 2_000
+	sessionToolCallsCap = 10_000
+)
+
+func (skillLens) Name() string   { return cortex.LensSkill }
+func (skillLens) prefix() string { return "skill-inc-" }
+
+func (skillLens) signals() []string {
+	return []string{cortex.SignalUserCorrection, cortex.SignalToolFailure, cortex.SignalScopeConfusion,
+		cortex.SignalIgnoredPolicy, cortex.SignalOverlongLoop}
+}
+
+func (skillLens) prepare(p *cortex.IncidentParams) error {
+	if len(p.Terms) > 0 {
+		return cortex.Errorf(cortex.CodeInvalid, "terms apply to the abuse lens only")
+	}
+	return nil
+}
+
+func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+	cs, err := db.SkillCandidates(ctx, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+		Host: p.Host, Since: p.Since, Until: p.Until, Skill: p.Skill, Plugin: p.Plugin, Limit: capRows + 1})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	truncated := len(cs) > capRows
+	if truncated {
+		cs = cs[:capRows]
+	}
+	ms := make([]member, len(cs))
+	for i, c := range cs {
+		ms[i] = member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: c.Kind, Key: groupKey{
+			Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Skill, c.Plugin}}}
+	}
+	return ms, len(cs), truncated, nil
+}
+
+// detect reads each session once (its user rows and tool calls over the
+// span of all its groups) and runs the detectors on every group.
+func (l skillLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
+	abuse := phrase.NewSet(defaultAbuseTerms...)
+	for _, sg := range bySession(groups) {
+		from, to := sg[0].First, sg[0].Last.Add(window)
+		for _, g := range sg[1:] {
+			from, to = minTime(from, g.First), maxTime(to, g.Last.Add(window))
+		}
+		k := sg[0].Key
+		users, calls, err := sessionActivity(ctx, db, sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}, from, to)
+		if err != nil {
+			return err
+		}
+		for _, g := range sg {
+			detectSkill(g, users, calls, window, abuse)
+		}
+	}
+	return nil
+}
+
+// sessionActivity reads the user-typed rows and the tool calls of a
+// session in [from, to].
+func sessionActivity(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, from, to time.Time) ([]textRow, []call, error) {
+	if s.Session == "" {
+		return nil, nil, nil
+	}
+	rows, err := db.SessionRows(ctx, s, from, to, []cortex.Role{cortex.RoleUser}, sessionUserRowsCap)
+	if err != nil {
+		return nil, nil, err
+	}
+	users := make([]textRow, 0, len(rows))
+	for _, r := range rows {
+		at, _ := cortex.ParseTimestamp(r.Timestamp)
+		users = append(users, textRow{ID: r.ID, At: at, Text: r.Message})
+	}
+	tcs, err := db.SessionToolCalls(ctx, s, from, to, sessionToolCallsCap)
+	if err != nil {
+		return nil, nil, err
+	}
+	calls := make([]call, 0, len(tcs))
+	for _, c := range tcs {
+		calls = append(calls, toCall(c))
+	}
+	return users, calls, nil
+}
+
+func toCall(c sqlite.ToolCall) call {
+	out := call{ID: c.ID, At: c.Timestamp, Name: c.ToolName, Failed: c.IsError}
+	switch {
+	case c.ResultLogID != nil:
+		out.LogID = *c.ResultLogID
+	case c.CallLogID != nil:
+		out.LogID = *c.CallLogID
+	}
+	return out
+}
+
+// bySession splits groups (ordered by key) into runs of one session.
+func bySession(groups []*group) [][]*group {
+	var out [][]*group
+	idx := map[[3]string]int{}
+	for _, g := range groups {
+		k := [3]string{string(g.Key.Tool), g.Key.Host, g.Key.Session}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], g)
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// isIncident: a skill group without a negative signal is usage, listed
+// only on request (or when asked for by id).
+func (skillLens) isIncident(g *group, p *cortex.IncidentParams) bool {
+	return len(g.present()) > 0 || p.IncludeUsage || p.IncidentID != ""
+}
+
+func (skillLens) score(g *group) float64     { return skillScore(g.EventCount, g.Signals) }
+func (skillLens) label(score float64) string { return skillLabel(score) }
+
+func (skillLens) subject(k groupKey, inc *cortex.Incident) {
+	inc.SkillName, inc.SkillPlugin = k.Subject[0], k.Subject[1]
+}
+
+// Bundle caps of the skill lens.
+const capSkillEvents = 25
+
+// extras adds the group's skill events (the first 25, chronological).
+func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error {
+	ids := make([]int64, 0, min(len(g.Members), capSkillEvents))
+	for _, m := range g.Members {
+		if len(ids) == capSkillEvents {
+			b.SkillEventsTruncated = true
+			break
+		}
+		ids = append(ids, m.ID)
+	}
+	evs, err := db.SkillEventsByID(ctx, ids)
+	if err != nil {
+		return err
+	}
+	b.SkillEvents = evs
+	if b.SkillEvents == nil {
+		b.SkillEvents = []cortex.SkillEventRow{}
+	}
+	return nil
+}
