@@ -256,8 +256,8 @@ type AbuseParams struct {
 	Since   time.Time
 	Until   time.Time
 	Terms   []string
-	// Before and After are the context rows around each match (default 2,
-	// at most 20).
+	// Before and After are the context rows around each match (at most
+	// 20; zero means none — the CLI and API default them to 2).
 	Before int
 	After  int
 	Limit  int

@@ -131,7 +131,7 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 			return b, err
 		}
 		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(calls, o.maxBytes), capToolFailures, false)
-		users, err := e.db.SessionRows(ctx, s, from, to, []cortex.Role{cortex.RoleUser}, sessionUserRowsCap)
+		users, err := e.db.SessionUserRows(ctx, s, from, to, sessionUserRowsCap)
 		if err != nil {
 			return b, err
 		}
@@ -169,7 +169,7 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 }
 
 // toolFailures returns the failed calls, each marked recovered when a
-// later call of the same tool succeeded.
+// later call of the same tool succeeded (in the bundle's window).
 func toolFailures(calls []sqlite.ToolCall, maxBytes int) []cortex.ToolFailure {
 	var out []cortex.ToolFailure
 	for i, c := range calls {
@@ -181,7 +181,7 @@ func toolFailures(calls []sqlite.ToolCall, maxBytes int) []cortex.ToolFailure {
 			Status: c.Status, ExitCode: c.ExitCode}
 		f.ErrorText, _ = cutText(c.ErrorText, maxBytes)
 		for _, later := range calls[i+1:] {
-			if later.ToolName == c.ToolName && !later.IsError {
+			if later.ToolName == c.ToolName && later.Status == cortex.CallSuccess && !later.IsError {
 				f.Recovered = true
 				break
 			}

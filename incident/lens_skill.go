@@ -53,55 +53,73 @@ func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 	return ms, len(cs), truncated, nil
 }
 
-// detect reads each session once (its user rows and tool calls over the
-// span of all its groups) and runs the detectors on every group.
+// detect reads each session once — its user rows and failed tool calls
+// over the span of all its groups — then, per group, checks whether a lone
+// failure was recovered and, when the user was frustrated, counts the
+// window's tool calls.
+// Every read goes through a narrow index: the skill lens never scans a
+// session's rows.
 func (l skillLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
 	abuse := phrase.NewSet(defaultAbuseTerms...)
 	for _, sg := range bySession(groups) {
-		from, to := sg[0].First, sg[0].Last.Add(window)
-		for _, g := range sg[1:] {
-			from, to = minTime(from, g.First), maxTime(to, g.Last.Add(window))
-		}
 		k := sg[0].Key
-		users, calls, err := sessionActivity(ctx, db, sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}, from, to)
+		s := sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
+		if s.Session == "" {
+			for _, g := range sg {
+				detectSkill(g, skillInput{}, window, abuse)
+			}
+			continue
+		}
+		from, to := signalWindow(sg[0], window)
+		for _, g := range sg[1:] {
+			f, t := signalWindow(g, window)
+			from, to = minTime(from, f), maxTime(to, t)
+		}
+		rows, err := db.SessionUserRows(ctx, s, from, to, sessionUserRowsCap)
 		if err != nil {
 			return err
 		}
+		users := make([]textRow, 0, len(rows))
+		for _, r := range rows {
+			at, _ := cortex.ParseTimestamp(r.Timestamp)
+			users = append(users, textRow{ID: r.ID, At: at, Text: r.Message})
+		}
+		fcs, err := db.SessionFailedCalls(ctx, s, from, to, sessionToolCallsCap)
+		if err != nil {
+			return err
+		}
+		failed := make([]call, 0, len(fcs))
+		for _, c := range fcs {
+			failed = append(failed, toCall(c))
+		}
 		for _, g := range sg {
-			detectSkill(g, users, calls, window, abuse)
+			in := skillInput{users: users, failed: failed, recovered: map[int64]bool{}}
+			f, t := signalWindow(g, window)
+			var lone []call
+			for _, c := range failed {
+				if within(c.At, f, t) {
+					lone = append(lone, c)
+				}
+			}
+			if len(lone) == 1 {
+				if in.recovered[lone[0].ID], err = db.CallSucceededAfter(ctx, s, lone[0].Name, lone[0].At, t); err != nil {
+					return err
+				}
+			}
+			if detectSkill(g, in, window, abuse) {
+				n, err := db.CountSessionCalls(ctx, s, f, t)
+				if err != nil {
+					return err
+				}
+				markOverlong(g, n, true)
+			}
 		}
 	}
 	return nil
 }
 
-// sessionActivity reads the user-typed rows and the tool calls of a
-// session in [from, to].
-func sessionActivity(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, from, to time.Time) ([]textRow, []call, error) {
-	if s.Session == "" {
-		return nil, nil, nil
-	}
-	rows, err := db.SessionRows(ctx, s, from, to, []cortex.Role{cortex.RoleUser}, sessionUserRowsCap)
-	if err != nil {
-		return nil, nil, err
-	}
-	users := make([]textRow, 0, len(rows))
-	for _, r := range rows {
-		at, _ := cortex.ParseTimestamp(r.Timestamp)
-		users = append(users, textRow{ID: r.ID, At: at, Text: r.Message})
-	}
-	tcs, err := db.SessionToolCalls(ctx, s, from, to, sessionToolCallsCap)
-	if err != nil {
-		return nil, nil, err
-	}
-	calls := make([]call, 0, len(tcs))
-	for _, c := range tcs {
-		calls = append(calls, toCall(c))
-	}
-	return users, calls, nil
-}
-
 func toCall(c sqlite.ToolCall) call {
-	out := call{ID: c.ID, At: c.Timestamp, Name: c.ToolName, Failed: c.IsError}
+	out := call{ID: c.ID, At: c.Timestamp, Name: c.ToolName}
 	switch {
 	case c.ResultLogID != nil:
 		out.LogID = *c.ResultLogID

@@ -65,31 +65,46 @@ type textRow struct {
 	Text string
 }
 
-// call is a tool call.
+// call is a failed tool call.
 type call struct {
-	ID     int64 // ai_mcp_events id
-	LogID  int64 // result row, else call row
-	At     time.Time
-	Name   string
-	Failed bool
+	ID    int64 // ai_mcp_events id
+	LogID int64 // result row, else call row
+	At    time.Time
+	Name  string
+}
+
+// skillInput is what the skill detectors read for one group: the user rows
+// and failed tool calls of its session (chronological, any span covering
+// the group's window) and which failed calls a later success of the same
+// tool recovered.
+type skillInput struct {
+	users     []textRow
+	failed    []call
+	recovered map[int64]bool
 }
 
 // within reports whether t is in [from, to].
 func within(t, from, to time.Time) bool { return !t.Before(from) && !t.After(to) }
 
-// detectSkill finds the skill signals of g in the user rows and tool calls
-// of its session (both chronological), looking from the group's first
-// event to window after its last. It sets the group's signals, anchors and
-// activation count.
-func detectSkill(g *group, users []textRow, calls []call, window time.Duration, abuse *phrase.Set) {
-	from, to := g.First, g.Last.Add(window)
+// signalWindow is the span searched for a group's signals: from its first
+// event to window after its last.
+func signalWindow(g *group, window time.Duration) (time.Time, time.Time) {
+	return g.First, g.Last.Add(window)
+}
+
+// detectSkill runs the skill detectors on g. It sets the group's signals,
+// anchors and activation count, and reports whether the user was
+// frustrated (a correction or an abuse term): only then does the caller
+// count the window's tool calls for the overlong-loop signal (see
+// markOverlong).
+func detectSkill(g *group, in skillInput, window time.Duration, abuse *phrase.Set) (frustrated bool) {
+	from, to := signalWindow(g, window)
 	g.SignalEnd = to
 	g.EventCount = activations(g.Members)
 	g.Signals = map[string]int{}
 
 	var corrections []time.Time
-	frustrated := false
-	for _, r := range users {
+	for _, r := range in.users {
 		if !within(r.At, from, to) {
 			continue
 		}
@@ -110,21 +125,24 @@ func detectSkill(g *group, users []textRow, calls []call, window time.Duration, 
 		}
 	}
 
-	var inWindow, failed []call
-	for _, c := range calls {
+	var failed []call
+	for _, c := range in.failed {
 		if within(c.At, from, to) {
-			inWindow = append(inWindow, c)
-			if c.Failed {
-				failed = append(failed, c)
-			}
+			failed = append(failed, c)
 		}
 	}
-	if failureSignals(inWindow, failed, corrections) {
+	if failureSignals(failed, corrections, in.recovered) {
 		for _, c := range failed {
 			g.addAnchor(c.LogID, c.At, cortex.SignalToolFailure, "")
 		}
 	}
-	if len(inWindow) >= overlongToolCalls && frustrated {
+	return frustrated
+}
+
+// markOverlong sets the overlong-loop signal when the window held at least
+// overlongToolCalls tool calls and the user was frustrated.
+func markOverlong(g *group, calls int, frustrated bool) {
+	if frustrated && calls >= overlongToolCalls {
 		g.Signals[cortex.SignalOverlongLoop] = 1
 	}
 }
@@ -134,7 +152,7 @@ func detectSkill(g *group, users []textRow, calls []call, window time.Duration, 
 // without matches), so failures count only when they repeat, when one is
 // never followed by a success of the same tool, or when a user correction
 // follows one.
-func failureSignals(calls, failed []call, corrections []time.Time) bool {
+func failureSignals(failed []call, corrections []time.Time, recovered map[int64]bool) bool {
 	switch {
 	case len(failed) == 0:
 		return false
@@ -147,12 +165,7 @@ func failureSignals(calls, failed []call, corrections []time.Time) bool {
 			return true
 		}
 	}
-	for _, c := range calls {
-		if c.Name == f.Name && !c.Failed && c.At.After(f.At) {
-			return false
-		}
-	}
-	return true
+	return !recovered[f.ID]
 }
 
 // activations counts skill activations: explicit loads (a Skill tool call,

@@ -26,15 +26,43 @@ func user(id int64, at time.Duration, text string) textRow {
 	return textRow{ID: id, At: t0.Add(at), Text: text}
 }
 
-func calls(spec ...string) []call {
-	// spec: "name:ok" or "name:fail", one minute apart from t0+1m.
-	var out []call
-	for i, s := range spec {
-		name, res, _ := strings.Cut(s, ":")
-		out = append(out, call{ID: int64(100 + i), LogID: int64(1000 + i), At: t0.Add(time.Duration(i+1) * time.Minute),
-			Name: name, Failed: res == "fail"})
+// input builds what the lens reads from the store for g: spec lists tool
+// calls ("name:ok" or "name:fail"), one minute apart from t0+1m; the call
+// count, the failures and the recovery of a lone failure follow the store
+// queries' rules for g's window.
+func input(g *group, window time.Duration, users []textRow, spec ...string) (skillInput, int) {
+	in := skillInput{users: users, recovered: map[int64]bool{}}
+	calls := 0
+	from, to := signalWindow(g, window)
+	type c struct {
+		call
+		ok bool
 	}
-	return out
+	var all []c
+	for i, sp := range spec {
+		name, res, _ := strings.Cut(sp, ":")
+		all = append(all, c{call{ID: int64(100 + i), LogID: int64(1000 + i), At: t0.Add(time.Duration(i+1) * time.Minute), Name: name}, res == "ok"})
+	}
+	var lone []c
+	for _, x := range all {
+		if within(x.At, from, to) {
+			calls++
+			if !x.ok {
+				lone = append(lone, x)
+			}
+		}
+		if !x.ok {
+			in.failed = append(in.failed, x.call)
+		}
+	}
+	if len(lone) == 1 {
+		for _, x := range all {
+			if x.ok && x.Name == lone[0].Name && x.At.After(lone[0].At) && !x.At.After(to) {
+				in.recovered[lone[0].ID] = true
+			}
+		}
+	}
+	return in, calls
 }
 
 func TestSkillDetectors(t *testing.T) {
@@ -47,10 +75,10 @@ func TestSkillDetectors(t *testing.T) {
 	cases := []struct {
 		name  string
 		users []textRow
-		calls []call
+		calls []string
 		want  map[string]int
 	}{
-		{"plain usage", []textRow{user(1, time.Minute, "Great, thanks! That is exactly what I needed.")}, calls("Bash:ok"), map[string]int{}},
+		{"plain usage", []textRow{user(1, time.Minute, "Great, thanks! That is exactly what I needed.")}, []string{"Bash:ok"}, map[string]int{}},
 		{"correction", []textRow{user(1, time.Minute, "That's not what I asked. I asked you to implement it, not to write a plan. You stopped at the plan again.")},
 			nil, map[string]int{cortex.SignalUserCorrection: 1, cortex.SignalIgnoredPolicy: 1}},
 		{"typographic apostrophe", []textRow{user(1, time.Minute, "That’s not what I asked")}, nil, map[string]int{cortex.SignalUserCorrection: 1}},
@@ -60,17 +88,17 @@ func TestSkillDetectors(t *testing.T) {
 		{"before the skill does not count", []textRow{user(1, -time.Minute, "That's not what I asked")}, nil, map[string]int{}},
 		{"after the window does not count", []textRow{user(1, w+time.Second, "That's not what I asked")}, nil, map[string]int{}},
 		{"at the window end counts", []textRow{user(1, w, "That's not what I asked")}, nil, map[string]int{cortex.SignalUserCorrection: 1}},
-		{"one failure recovered is normal work", nil, calls("Bash:fail", "Bash:ok"), map[string]int{}},
-		{"one failure never recovered", nil, calls("Bash:fail", "Edit:ok"), map[string]int{cortex.SignalToolFailure: 1}},
-		{"two failures", nil, calls("Bash:fail", "Bash:ok", "Bash:fail", "Bash:ok"), map[string]int{cortex.SignalToolFailure: 2}},
-		{"one failure then a correction", []textRow{user(1, 5*time.Minute, "stop, you broke it")}, calls("Bash:fail", "Bash:ok"),
+		{"one failure recovered is normal work", nil, []string{"Bash:fail", "Bash:ok"}, map[string]int{}},
+		{"one failure never recovered", nil, []string{"Bash:fail", "Edit:ok"}, map[string]int{cortex.SignalToolFailure: 1}},
+		{"two failures", nil, []string{"Bash:fail", "Bash:ok", "Bash:fail", "Bash:ok"}, map[string]int{cortex.SignalToolFailure: 2}},
+		{"one failure then a correction", []textRow{user(1, 5*time.Minute, "stop, you broke it")}, []string{"Bash:fail", "Bash:ok"},
 			map[string]int{cortex.SignalToolFailure: 1, cortex.SignalUserCorrection: 1}},
 		{"a correction before the failure does not make it a signal", []textRow{user(1, 30*time.Second, "no, that's not it")},
-			calls("Bash:fail", "Bash:ok"), map[string]int{cortex.SignalUserCorrection: 1}},
-		{"many calls without frustration is work", nil, calls(many...), map[string]int{}},
-		{"many calls and a correction is a loop", []textRow{user(1, 17*time.Minute, "we wasted an hour")}, calls(many...),
+			[]string{"Bash:fail", "Bash:ok"}, map[string]int{cortex.SignalUserCorrection: 1}},
+		{"many calls without frustration is work", nil, many, map[string]int{}},
+		{"many calls and a correction is a loop", []textRow{user(1, 17*time.Minute, "we wasted an hour")}, many,
 			map[string]int{cortex.SignalUserCorrection: 1, cortex.SignalOverlongLoop: 1}},
-		{"many calls and an abuse term is a loop", []textRow{user(1, 17*time.Minute, "this is shit")}, calls(many...),
+		{"many calls and an abuse term is a loop", []textRow{user(1, 17*time.Minute, "this is shit")}, many,
 			map[string]int{cortex.SignalOverlongLoop: 1}},
 		{"ignored instruction", []textRow{user(1, time.Minute, "You claimed success without verification")}, nil,
 			map[string]int{cortex.SignalIgnoredPolicy: 1}},
@@ -83,7 +111,8 @@ func TestSkillDetectors(t *testing.T) {
 			if c.name == "after the window does not count" || c.name == "at the window end counts" {
 				g.Last = t0
 			}
-			detectSkill(g, c.users, c.calls, w, abuse)
+			in, n := input(g, w, c.users, c.calls...)
+			markOverlong(g, n, detectSkill(g, in, w, abuse))
 			got := map[string]int{}
 			for k, v := range g.Signals {
 				if v > 0 {
@@ -104,7 +133,8 @@ func TestSkillDetectors(t *testing.T) {
 
 func TestToolFailureAnchorsAreResultRows(t *testing.T) {
 	g := skillGroup()
-	detectSkill(g, nil, calls("Bash:fail", "Bash:fail"), 10*time.Minute, nil)
+	in, _ := input(g, 10*time.Minute, nil, "Bash:fail", "Bash:fail")
+	detectSkill(g, in, 10*time.Minute, nil)
 	var ids []int64
 	for _, a := range g.Anchors {
 		ids = append(ids, a.LogID)

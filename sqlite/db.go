@@ -54,6 +54,7 @@ type DB struct {
 	now   func() time.Time
 	ro    bool
 	stmts *stmtCache
+	reads readStmts
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -108,6 +109,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
 	db.r = r
+	db.reads.db = r
 	if err := db.ping(ctx, r); err != nil {
 		db.Close()
 		return nil, err
@@ -159,6 +161,7 @@ func (db *DB) Close() error {
 		errs = append(errs, db.w.Close())
 	}
 	if db.r != nil {
+		db.reads.close()
 		errs = append(errs, db.r.Close())
 	}
 	return errors.Join(errs...)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -174,28 +175,6 @@ func collectEvidence(rows *sql.Rows, err error) ([]cortex.EvidenceRow, error) {
 	return out, rows.Err()
 }
 
-// SessionRows returns the rows of a session in [from, to] (inclusive), in
-// time order, of the given roles (all roles but thinking when empty), at
-// most limit.
-func (db *DB) SessionRows(ctx context.Context, s SessionScope, from, to time.Time, roles []cortex.Role, limit int) ([]cortex.EvidenceRow, error) {
-	q := `SELECT ` + evidenceCols + ` FROM logs WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
-		AND timestamp >= ? AND timestamp <= ?`
-	args := []any{s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to)}
-	q, args = roleFilter(q, args, roles)
-	return collectEvidence(db.r.QueryContext(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
-}
-
-func roleFilter(q string, args []any, roles []cortex.Role) (string, []any) {
-	if len(roles) == 0 {
-		return q + ` AND ai_role <> 'thinking'`, args
-	}
-	q += ` AND ai_role IN (` + strings.TrimSuffix(strings.Repeat("?,", len(roles)), ",") + `)`
-	for _, r := range roles {
-		args = append(args, string(r))
-	}
-	return q, args
-}
-
 // SessionRowsBefore returns the last limit rows of a session before the
 // row (t, id) in (timestamp, id) order (thinking excluded), in time order.
 // An id of 0 means "before t".
@@ -264,10 +243,15 @@ type ToolCall struct {
 // SessionToolCalls returns the tool calls of a session in [from, to], in
 // time order, at most limit.
 func (db *DB) SessionToolCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]ToolCall, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),
-		COALESCE(mcp_tool, ''), status, COALESCE(is_error, 0), exit_code, COALESCE(error_text, '')
-		FROM ai_mcp_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
-		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
+	return collectCalls(db.r.QueryContext(ctx, `SELECT `+callCols+` FROM ai_mcp_events
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
+}
+
+const callCols = `id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),
+	COALESCE(mcp_tool, ''), status, COALESCE(is_error, 0), exit_code, COALESCE(error_text, '')`
+
+func collectCalls(rows *sql.Rows, err error) ([]ToolCall, error) {
 	if err != nil {
 		return nil, queryFailed(err, "tool calls")
 	}
@@ -281,11 +265,57 @@ func (db *DB) SessionToolCalls(ctx context.Context, s SessionScope, from, to tim
 		if err := rows.Scan(&c.ID, &callLog, &resultLog, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &c.Status, &isErr, &exit, &c.ErrorText); err != nil {
 			return nil, queryFailed(err, "tool calls")
 		}
-		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1 || c.Status == cortex.CallError
+		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1
 		c.CallLogID, c.ResultLogID, c.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(exit)
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// SessionUserRows returns what the user typed in a session in [from, to],
+// in time order, at most limit (through the user-rows index).
+func (db *DB) SessionUserRows(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
+	return collectEvidence(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_user_session_time
+		WHERE ai_session_id = ? AND ai_role = 'user' AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
+}
+
+// SessionFailedCalls returns the failed tool calls (is_error) of a session
+// in [from, to], in time order, at most limit.
+func (db *DB) SessionFailedCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]ToolCall, error) {
+	return collectCalls(db.query(ctx, `SELECT `+callCols+` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_errors
+		WHERE ai_session_id = ? AND is_error = 1 AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
+}
+
+// CountSessionCalls counts the tool calls of a session in [from, to]
+// (from the index alone).
+func (db *DB) CountSessionCalls(ctx context.Context, s SessionScope, from, to time.Time) (int, error) {
+	var n int
+	err := db.queryRow(ctx, `SELECT count(*) FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+		WHERE ai_session_id = ? AND timestamp >= ? AND timestamp <= ? AND ai_tool = ? AND hostname = ?`,
+		s.Session, cortex.FormatTime(from), cortex.FormatTime(to), string(s.Tool), s.Host).Scan(&n)
+	if err != nil {
+		return 0, queryFailed(err, "tool calls")
+	}
+	return n, nil
+}
+
+// CallSucceededAfter reports whether a call of the named tool succeeded in
+// the session in (after, until].
+func (db *DB) CallSucceededAfter(ctx context.Context, s SessionScope, tool string, after, until time.Time) (bool, error) {
+	var one int
+	err := db.queryRow(ctx, `SELECT 1 FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+		WHERE ai_session_id = ? AND timestamp > ? AND timestamp <= ? AND ai_tool = ? AND hostname = ?
+		AND tool_name = ? AND COALESCE(is_error, 0) = 0 AND status = 'success' LIMIT 1`,
+		s.Session, cortex.FormatTime(after), cortex.FormatTime(until), string(s.Tool), s.Host, tool).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, queryFailed(err, "tool calls")
+	}
+	return true, nil
 }
 
 // SkillEventsByID returns skill events by id, in time order.

@@ -117,12 +117,15 @@ func TestSessionRowsAroundARow(t *testing.T) {
 	if after[0].ID != id["u2"] {
 		t.Fatalf("after the instant starts at %d", after[0].ID)
 	}
-	users, _ := db.SessionRows(ctx, s, t0, t0.Add(time.Hour), []cortex.Role{cortex.RoleUser}, 10)
-	if fmt.Sprint(evidenceIDs(users)) != fmt.Sprint([]int64{id["u1"], id["u2"]}) {
-		t.Fatalf("user rows: %v", evidenceIDs(users))
+	users, err := db.SessionUserRows(ctx, s, t0, t0.Add(time.Hour), 10)
+	if err != nil || fmt.Sprint(evidenceIDs(users)) != fmt.Sprint([]int64{id["u1"], id["u2"]}) {
+		t.Fatalf("user rows: %v %v", evidenceIDs(users), err)
+	}
+	if users, _ := db.SessionUserRows(ctx, s, t0.Add(time.Minute), t0.Add(time.Hour), 10); len(users) != 1 {
+		t.Fatalf("user rows from t0+1m: %v", evidenceIDs(users))
 	}
 	other := SessionScope{Tool: cortex.ToolClaude, Session: "sess-1", Host: "host-b"}
-	if rows, _ := db.SessionRows(ctx, other, t0, t0.Add(time.Hour), nil, 10); len(rows) != 0 {
+	if rows, _ := db.SessionUserRows(ctx, other, t0, t0.Add(time.Hour), 10); len(rows) != 0 {
 		t.Fatalf("another host's session: %v", evidenceIDs(rows))
 	}
 }
@@ -162,6 +165,31 @@ func TestSessionToolCallsAndSkillQueries(t *testing.T) {
 	if len(calls) != 2 || !calls[0].IsError || calls[1].IsError || calls[0].ToolName != "Bash" ||
 		calls[0].ResultLogID == nil || *calls[0].ResultLogID != id["res-a"] || calls[0].ErrorText != "permission denied" {
 		t.Fatalf("calls: %+v", calls)
+	}
+	failed, err := db.SessionFailedCalls(ctx, s, t0, t0.Add(time.Hour), 10)
+	if err != nil || len(failed) != 1 || failed[0].ID != calls[0].ID {
+		t.Fatalf("failed calls: %+v %v", failed, err)
+	}
+	if n, err := db.CountSessionCalls(ctx, s, t0, t0.Add(time.Hour)); n != 2 || err != nil {
+		t.Fatalf("count: %d %v", n, err)
+	}
+	if n, _ := db.CountSessionCalls(ctx, s, t0.Add(3*time.Minute), t0.Add(time.Hour)); n != 1 {
+		t.Fatalf("count from t0+3m: %d", n)
+	}
+	if n, _ := db.CountSessionCalls(ctx, SessionScope{Tool: cortex.ToolCodex, Session: "sess-1", Host: "host-a"}, t0, t0.Add(time.Hour)); n != 0 {
+		t.Fatalf("count of another agent's session: %d", n)
+	}
+	// Bash failed at its call time, then succeeded: recovered within the
+	// hour, not within the first three minutes.
+	for _, c := range []struct {
+		tool  string
+		until time.Duration
+		want  bool
+	}{{"Bash", time.Hour, true}, {"Bash", 3 * time.Minute, false}, {"Edit", time.Hour, false}} {
+		got, err := db.CallSucceededAfter(ctx, s, c.tool, calls[0].Timestamp, t0.Add(c.until))
+		if err != nil || got != c.want {
+			t.Errorf("CallSucceededAfter(%s, %v) = %v %v, want %v", c.tool, c.until, got, err, c.want)
+		}
 	}
 	cands, err := db.SkillCandidates(ctx, CandidateFilter{Plugin: "ops", Limit: 10})
 	if err != nil || len(cands) != 1 || cands[0].Skill != "ops:deploy" || cands[0].LogID != id["c1"] || cands[0].Session != "sess-1" {

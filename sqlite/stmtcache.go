@@ -58,3 +58,57 @@ func (c *stmtCache) close() {
 		delete(c.ready, q)
 	}
 }
+
+// readStmts keeps the statements of hot read queries (the incident
+// engine's per-session reads run hundreds of times per answer) prepared on
+// the reader pool; database/sql prepares each on a connection once.
+type readStmts struct {
+	mu sync.Mutex
+	db *sql.DB
+	m  map[string]*sql.Stmt
+}
+
+func (c *readStmts) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.m[query]; ok {
+		return s, nil
+	}
+	s, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = s
+	return s, nil
+}
+
+func (c *readStmts) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for q, s := range c.m {
+		s.Close()
+		delete(c.m, q)
+	}
+}
+
+// query runs a hot read query through a cached statement.
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := db.reads.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// queryRow is query for one row.
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := db.reads.get(ctx, query)
+	if err != nil {
+		// A failed prepare surfaces through the row's Scan.
+		return db.r.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
