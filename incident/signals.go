@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -108,7 +109,7 @@ func detectSkill(g *group, in skillInput, window time.Duration, abuse *phrase.Se
 		if !within(r.At, from, to) {
 			continue
 		}
-		norm := phrase.Normalize(r.Text)
+		norm := phrase.Normalize(unquoted(r.Text))
 		if len(correctionPhrases.FindNormalized(norm)) > 0 {
 			g.addAnchor(r.ID, r.At, cortex.SignalUserCorrection, "")
 			corrections = append(corrections, r.At)
@@ -145,6 +146,55 @@ func markOverlong(g *group, calls int, frustrated bool) {
 	if frustrated && calls >= overlongToolCalls {
 		g.Signals[cortex.SignalOverlongLoop] = 1
 	}
+}
+
+// maxQuoted bounds a quoted span that unquoted blanks: longer "quotes" are
+// more likely an unbalanced quote character than a quotation.
+const maxQuoted = 300
+
+// unquoted blanks code and quotations in what the user typed — ```fenced
+// blocks```, `inline code` and "double-quoted" spans on one line — so that
+// words the user quotes (an error string to log, a test name) are not read
+// as the user's own voice.
+func unquoted(s string) string {
+	if !strings.ContainsAny(s, "`\"“") {
+		return s
+	}
+	b := []byte(s)
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '`' && strings.HasPrefix(string(b[i:]), "```"):
+			end := strings.Index(string(b[i+3:]), "```")
+			if end < 0 {
+				blank(i, len(b))
+				return string(b)
+			}
+			blank(i, i+3+end+3)
+			i += 3 + end + 2
+		case b[i] == '`' || b[i] == '"':
+			end := strings.IndexAny(string(b[i+1:]), string(b[i])+"\n")
+			if end < 0 || end > maxQuoted || b[i+1+end] == '\n' {
+				continue
+			}
+			blank(i, i+1+end+1)
+			i += end + 1
+		case strings.HasPrefix(string(b[i:]), "“"):
+			end := strings.Index(string(b[i:]), "”")
+			if end < 0 || end > maxQuoted || strings.Contains(string(b[i:i+end]), "\n") {
+				continue
+			}
+			blank(i, i+end+len("”"))
+			i += end + len("”") - 1
+		}
+	}
+	return string(b)
 }
 
 // failureSignals decides whether failed tool calls are a signal: one

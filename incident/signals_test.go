@@ -103,6 +103,12 @@ func TestSkillDetectors(t *testing.T) {
 		{"ignored instruction", []textRow{user(1, time.Minute, "You claimed success without verification")}, nil,
 			map[string]int{cortex.SignalIgnoredPolicy: 1}},
 		{"quoted code words are not signals", []textRow{user(1, time.Minute, `return errors.New("wrong input") and log "not found"`)}, nil, map[string]int{}},
+		{"a quoted correction phrase is not the user's voice", []textRow{user(1, time.Minute, `make the error say "that's not what i asked" and add a test`)}, nil, map[string]int{}},
+		{"code spans and fences are blanked", []textRow{user(1, time.Minute, "rename `wrong_repo` and\n```\nthis is wrong\n```\nthanks")}, nil, map[string]int{}},
+		{"an unbalanced quote blanks nothing", []textRow{user(1, time.Minute, `he said "no, that's the wrong repo`)}, nil,
+			map[string]int{cortex.SignalUserCorrection: 1, cortex.SignalScopeConfusion: 1}},
+		{"text after a quotation still counts", []textRow{user(1, time.Minute, `you wrote "done". That's not what I asked`)}, nil,
+			map[string]int{cortex.SignalUserCorrection: 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -142,6 +148,39 @@ func TestToolFailureAnchorsAreResultRows(t *testing.T) {
 	if fmt.Sprint(ids) != "[1000 1001]" {
 		t.Fatalf("anchors %v", ids)
 	}
+}
+
+func TestUnquoted(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`log "not found" here`, `log             here`},
+		{"a `b` c", "a     c"},
+		{"x ```\ny\n``` z", "x    \n \n    z"},
+		{`unbalanced " quote`, `unbalanced " quote`},
+		{"two\n\"lines\nquote\"", "two\n\"lines\nquote\""},
+		{"curly “that's wrong” done", "curly " + strings.Repeat(" ", len("“that's wrong”")) + " done"},
+		{"no quotes", "no quotes"},
+		{"```never closed", "               "},
+	}
+	for _, c := range cases {
+		if got := unquoted(c.in); got != c.want {
+			t.Errorf("unquoted(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzUnquoted(f *testing.F) {
+	for _, s := range []string{`a "b" c`, "```x```", "“q”", `"`, "`"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := unquoted(s)
+		if len(got) != len(s) {
+			t.Fatalf("length changed: %q -> %q", s, got)
+		}
+		if strings.Count(got, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("lines changed: %q -> %q", s, got)
+		}
+	})
 }
 
 func TestActivations(t *testing.T) {
