@@ -2,6 +2,21 @@ package cortex
 
 import "time"
 
+// ClampLimit applies a default (for 0) and a maximum to a caller's limit;
+// the second result is the maximum when it clamped (reported to callers as
+// limit_clamped_to), else 0. A negative limit is invalid.
+func ClampLimit(limit, def, maxLimit int) (int, int, error) {
+	switch {
+	case limit < 0:
+		return 0, 0, Errorf(CodeInvalid, "limit must be positive, got %d", limit)
+	case limit == 0:
+		return def, 0, nil
+	case limit > maxLimit:
+		return maxLimit, maxLimit, nil
+	}
+	return limit, 0, nil
+}
+
 // SearchParams are the inputs of a full-text search.
 type SearchParams struct {
 	// Query is user text: words, "quoted phrases", word* prefixes and OR.

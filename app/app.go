@@ -30,20 +30,6 @@ const (
 	MaxSessionsLimit     = 1000
 )
 
-// clamp applies a default and an upper bound to a limit and reports the
-// clamp when one happened.
-func clamp(limit, def, maxLimit int) (int, int, error) {
-	switch {
-	case limit < 0:
-		return 0, 0, cortex.Errorf(cortex.CodeInvalid, "limit must be positive, got %d", limit)
-	case limit == 0:
-		return def, 0, nil
-	case limit > maxLimit:
-		return maxLimit, maxLimit, nil
-	}
-	return limit, 0, nil
-}
-
 func checkTool(t cortex.Tool) error {
 	if t != "" && !t.Valid() {
 		return cortex.Errorf(cortex.CodeInvalid, "unknown tool %q (use claude, codex or gemini)", t)
@@ -72,7 +58,7 @@ func (s *Service) Search(ctx context.Context, p cortex.SearchParams) (cortex.Sea
 	if err := checkRange(p.Since, p.Until); err != nil {
 		return cortex.SearchResult{}, err
 	}
-	limit, clamped, err := clamp(p.Limit, DefaultSearchLimit, MaxSearchLimit)
+	limit, clamped, err := cortex.ClampLimit(p.Limit, DefaultSearchLimit, MaxSearchLimit)
 	if err != nil {
 		return cortex.SearchResult{}, err
 	}
@@ -99,7 +85,7 @@ func (s *Service) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.
 	if err := checkRange(p.Since, p.Until); err != nil {
 		return cortex.SessionList{}, err
 	}
-	limit, clamped, err := clamp(p.Limit, DefaultSessionsLimit, MaxSessionsLimit)
+	limit, clamped, err := cortex.ClampLimit(p.Limit, DefaultSessionsLimit, MaxSessionsLimit)
 	if err != nil {
 		return cortex.SessionList{}, err
 	}

@@ -19,7 +19,7 @@ func (s *Service) eventFilter(f *cortex.EventFilter) (int, error) {
 	if err := checkRange(f.Since, f.Until); err != nil {
 		return 0, err
 	}
-	limit, clamped, err := clamp(f.Limit, DefaultEventsLimit, MaxEventsLimit)
+	limit, clamped, err := cortex.ClampLimit(f.Limit, DefaultEventsLimit, MaxEventsLimit)
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -48,30 +49,51 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 	return cmd
 }
 
+// scopeFlags are the filters of every AI listing: agent, project, session,
+// host and time range.
+type scopeFlags struct {
+	Tool, Project, Session, Host, Since, Until string
+}
+
+func (sc *scopeFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&sc.Tool, "tool", "", "only this agent: claude, codex or gemini")
+	cmd.Flags().StringVar(&sc.Project, "project", "", "only this project")
+	cmd.Flags().StringVar(&sc.Session, "session", "", "only this session id")
+	cmd.Flags().StringVar(&sc.Host, "host", "", "only this host")
+	cmd.Flags().StringVar(&sc.Since, "since", "", "newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
+	cmd.Flags().StringVar(&sc.Until, "until", "", "older than")
+}
+
+// times parses --since and --until.
+func (sc *scopeFlags) times(f *Factory) (time.Time, time.Time, error) {
+	return timeRange(f, sc.Since, sc.Until)
+}
+
+// timeRange parses the --since and --until values.
+func timeRange(f *Factory, since, until string) (time.Time, time.Time, error) {
+	s, err := timeFlag(f, "since", since)
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	u, err := timeFlag(f, "until", until)
+	return s, u, err
+}
+
 // eventFlags are the filters every event listing takes.
 type eventFlags struct {
-	Tool, Project, Session, Host, Since, Until string
-	Limit                                      int
-	JSON                                       bool
+	scopeFlags
+	Limit int
+	JSON  bool
 }
 
 func (e *eventFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&e.Tool, "tool", "", "only this agent: claude, codex or gemini")
-	cmd.Flags().StringVar(&e.Project, "project", "", "only this project")
-	cmd.Flags().StringVar(&e.Session, "session", "", "only this session id")
-	cmd.Flags().StringVar(&e.Host, "host", "", "only this host")
-	cmd.Flags().StringVar(&e.Since, "since", "", "newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
-	cmd.Flags().StringVar(&e.Until, "until", "", "older than")
+	e.scopeFlags.register(cmd)
 	cmd.Flags().IntVar(&e.Limit, "limit", app.DefaultEventsLimit, fmt.Sprintf("maximum events (max %d)", app.MaxEventsLimit))
 	cmd.Flags().BoolVar(&e.JSON, "json", false, `print JSON: {"events":[…],"total":N,"truncated":bool}`)
 }
 
 func (e *eventFlags) filter(f *Factory) (cortex.EventFilter, error) {
-	since, err := timeFlag(f, "since", e.Since)
-	if err != nil {
-		return cortex.EventFilter{}, err
-	}
-	until, err := timeFlag(f, "until", e.Until)
+	since, until, err := e.times(f)
 	if err != nil {
 		return cortex.EventFilter{}, err
 	}

@@ -15,16 +15,16 @@ import (
 
 // IncidentOptions are the flags shared by the incident commands.
 type IncidentOptions struct {
-	Tool, Project, Session, Host, Since, Until string
-	Skill, Plugin                              string
-	Terms                                      []string
-	Window                                     int
-	Signals                                    []string
-	MinScore                                   float64
-	IncidentID                                 string
-	IncludeUsage                               bool
-	Limit                                      int
-	JSON                                       bool
+	scopeFlags
+	Skill, Plugin string
+	Terms         []string
+	Window        int
+	Signals       []string
+	MinScore      float64
+	IncidentID    string
+	IncludeUsage  bool
+	Limit         int
+	JSON          bool
 	// Investigation flags.
 	All               bool
 	CorrelationWindow int
@@ -35,13 +35,8 @@ type IncidentOptions struct {
 
 func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate bool) {
 	o.Lens = lens
+	o.scopeFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&o.Tool, "tool", "", "only this agent: claude, codex or gemini")
-	fl.StringVar(&o.Project, "project", "", "only this project")
-	fl.StringVar(&o.Session, "session", "", "only this session id")
-	fl.StringVar(&o.Host, "host", "", "only this host")
-	fl.StringVar(&o.Since, "since", "", "newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
-	fl.StringVar(&o.Until, "until", "", "older than")
 	fl.IntVar(&o.Window, "window", incident.DefaultWindowMinutes,
 		fmt.Sprintf("minutes without a candidate that end an incident (1..%d)", incident.MaxWindowMinutes))
 	fl.StringSliceVar(&o.Signals, "signal", nil, "only incidents with one of these signals (repeatable)")
@@ -71,11 +66,7 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 }
 
 func (o *IncidentOptions) params(f *Factory) (cortex.IncidentParams, error) {
-	since, err := timeFlag(f, "since", o.Since)
-	if err != nil {
-		return cortex.IncidentParams{}, err
-	}
-	until, err := timeFlag(f, "until", o.Until)
+	since, until, err := o.times(f)
 	if err != nil {
 		return cortex.IncidentParams{}, err
 	}
@@ -257,10 +248,10 @@ func investigateRun(ctx context.Context, f *Factory, opts *IncidentOptions) erro
 
 // AbuseOptions are the flags of `cortex ai abuse`.
 type AbuseOptions struct {
-	Tool, Project, Session, Host, Since, Until string
-	Terms                                      []string
-	Before, After, Limit, MaxBytes             int
-	JSON                                       bool
+	scopeFlags
+	Terms                          []string
+	Before, After, Limit, MaxBytes int
+	JSON                           bool
 }
 
 // NewCmdAIAbuse builds `cortex ai abuse`.
@@ -282,13 +273,8 @@ word boundaries ("hell" does not match "shell"), newest first, each with --befor
 			return abuseRun(cmd.Context(), f, opts)
 		},
 	}
+	opts.scopeFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Tool, "tool", "", "only this agent: claude, codex or gemini")
-	fl.StringVar(&opts.Project, "project", "", "only this project")
-	fl.StringVar(&opts.Session, "session", "", "only this session id")
-	fl.StringVar(&opts.Host, "host", "", "only this host")
-	fl.StringVar(&opts.Since, "since", "", "newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
-	fl.StringVar(&opts.Until, "until", "", "older than")
 	fl.StringSliceVar(&opts.Terms, "term", nil, "terms to look for instead of the defaults (repeatable, at most 16)")
 	fl.IntVar(&opts.Before, "before", incident.DefaultAbuseContext, fmt.Sprintf("session rows before each match (max %d)", incident.MaxAbuseContext))
 	fl.IntVar(&opts.After, "after", incident.DefaultAbuseContext, fmt.Sprintf("session rows after each match (max %d)", incident.MaxAbuseContext))
@@ -299,11 +285,7 @@ word boundaries ("hell" does not match "shell"), newest first, each with --befor
 }
 
 func abuseRun(ctx context.Context, f *Factory, opts *AbuseOptions) error {
-	since, err := timeFlag(f, "since", opts.Since)
-	if err != nil {
-		return err
-	}
-	until, err := timeFlag(f, "until", opts.Until)
+	since, until, err := opts.times(f)
 	if err != nil {
 		return err
 	}

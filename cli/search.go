@@ -61,11 +61,7 @@ A query that starts with "-" goes after "--": cortex search -- --force`,
 }
 
 func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
-	since, err := timeFlag(f, "since", opts.Since)
-	if err != nil {
-		return err
-	}
-	until, err := timeFlag(f, "until", opts.Until)
+	since, until, err := timeRange(f, opts.Since, opts.Until)
 	if err != nil {
 		return err
 	}

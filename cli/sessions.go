@@ -50,11 +50,7 @@ func NewCmdSessions(f *Factory, runF func(context.Context, *SessionsOptions) err
 }
 
 func sessionsRun(ctx context.Context, f *Factory, opts *SessionsOptions) error {
-	since, err := timeFlag(f, "since", opts.Since)
-	if err != nil {
-		return err
-	}
-	until, err := timeFlag(f, "until", opts.Until)
+	since, until, err := timeRange(f, opts.Since, opts.Until)
 	if err != nil {
 		return err
 	}

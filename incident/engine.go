@@ -117,7 +117,7 @@ func normalize(l Lens, p *cortex.IncidentParams) error {
 
 // Incidents lists the incidents of a lens, best first.
 func (e *Engine) Incidents(ctx context.Context, l Lens, p cortex.IncidentParams) (cortex.IncidentList, error) {
-	limit, clamped, err := clampLimit(p.Limit, DefaultLimit, MaxLimit)
+	limit, clamped, err := cortex.ClampLimit(p.Limit, DefaultLimit, MaxLimit)
 	if err != nil {
 		return cortex.IncidentList{}, err
 	}
@@ -223,18 +223,4 @@ func (e *Engine) incident(l Lens, g *group, window int) cortex.Incident {
 	}
 	l.subject(g.Key, &inc)
 	return inc
-}
-
-// clampLimit applies a default and a maximum to a limit, reporting the
-// clamp.
-func clampLimit(limit, def, maxLimit int) (int, int, error) {
-	switch {
-	case limit < 0:
-		return 0, 0, cortex.Errorf(cortex.CodeInvalid, "limit must be positive, got %d", limit)
-	case limit == 0:
-		return def, 0, nil
-	case limit > maxLimit:
-		return maxLimit, maxLimit, nil
-	}
-	return limit, 0, nil
 }

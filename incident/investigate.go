@@ -75,11 +75,11 @@ func bundleCount(p cortex.InvestigateParams, subjectFirst bool) (int, int, error
 	}
 	if p.All {
 		if p.Limit > 0 {
-			return clampLimit(p.Limit, def, MaxBundles)
+			return cortex.ClampLimit(p.Limit, def, MaxBundles)
 		}
 		return MaxBundles, 0, nil
 	}
-	return clampLimit(p.Limit, def, MaxBundles)
+	return cortex.ClampLimit(p.Limit, def, MaxBundles)
 }
 
 func options(p cortex.InvestigateParams) (bundleOptions, error) {

@@ -152,7 +152,7 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 	if err := normalize(l, &ip); err != nil {
 		return cortex.AbuseMatches{}, err
 	}
-	limit, clamped, err := clampLimit(p.Limit, DefaultAbuseLimit, MaxAbuseLimit)
+	limit, clamped, err := cortex.ClampLimit(p.Limit, DefaultAbuseLimit, MaxAbuseLimit)
 	if err != nil {
 		return cortex.AbuseMatches{}, err
 	}
