@@ -45,20 +45,7 @@ func TestAbusePositives(t *testing.T) {
 		{catUnclear, row(1, cortex.RoleUser, "You misunderstood the task."), "you misunderstood"},
 	}
 	for _, c := range cases {
-		b := abuseBundle(c.row)
-		f := Abuse().Derive(b)
-		checkInvariants(t, Abuse(), b, f)
-		m := mode(f, c.cat)
-		if m == nil {
-			t.Errorf("%q (%s): want %s, got %v", c.row.Message, c.row.Role, c.cat, cats(f))
-			continue
-		}
-		if !slices.Equal(m.EvidenceIDs, []int64{1}) || m.Confidence != ConfidenceLow {
-			t.Errorf("%q: evidence %v confidence %s", c.row.Message, m.EvidenceIDs, m.Confidence)
-		}
-		if !containsQuoted(m.Why, c.want) {
-			t.Errorf("%q: Why %q does not name %q", c.row.Message, m.Why, c.want)
-		}
+		checkPositive(t, Abuse(), abuseBundle(c.row), c.cat, c.want)
 	}
 }
 

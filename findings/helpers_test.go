@@ -134,3 +134,27 @@ func strictlySorted(ids []int64) bool {
 func containsQuoted(why, phrase string) bool {
 	return strings.Contains(why, strconv.Quote(phrase))
 }
+
+// checkPositive asserts that the bundle's single row (id 1) yields a
+// low-confidence finding of cat whose Why names want.
+func checkPositive(t *testing.T, r *Rules, b *cortex.Bundle, cat, want string) {
+	t.Helper()
+	f := r.Derive(b)
+	checkInvariants(t, r, b, f)
+	var msg string
+	var role cortex.Role
+	if rows := b.TranscriptAfter; len(rows) > 0 {
+		msg, role = rows[0].Message, rows[0].Role
+	}
+	m := mode(f, cat)
+	if m == nil {
+		t.Errorf("%q (%s): want %s, got %v", msg, role, cat, cats(f))
+		return
+	}
+	if !slices.Equal(m.EvidenceIDs, []int64{1}) || m.Confidence != ConfidenceLow {
+		t.Errorf("%q: evidence %v confidence %s", msg, m.EvidenceIDs, m.Confidence)
+	}
+	if !containsQuoted(m.Why, want) {
+		t.Errorf("%q: Why %q does not name %q", msg, m.Why, want)
+	}
+}
