@@ -126,7 +126,7 @@ func (e *Engine) Incidents(ctx context.Context, l Lens, p cortex.IncidentParams)
 		return cortex.IncidentList{}, err
 	}
 	out := cortex.IncidentList{
-		Incidents: r.incidents, Total: len(r.incidents), CandidateRows: r.candidateRows, CandidateCap: e.cap(),
+		Incidents: r.incidents, Total: len(r.incidents), CandidateRows: r.candidateRows, CandidateCap: e.candidateCap(),
 		CandidateWindowTruncated: r.truncated, LimitClampedTo: clamped, WindowMinutes: r.window,
 	}
 	if len(out.Incidents) > limit {
@@ -139,7 +139,7 @@ func (e *Engine) Incidents(ctx context.Context, l Lens, p cortex.IncidentParams)
 	return out, nil
 }
 
-func (e *Engine) cap() int {
+func (e *Engine) candidateCap() int {
 	if e.CandidateCap > 0 {
 		return e.CandidateCap
 	}
@@ -152,7 +152,7 @@ func (e *Engine) run(ctx context.Context, l Lens, p *cortex.IncidentParams) (run
 	if err := normalize(l, p); err != nil {
 		return run{}, err
 	}
-	ms, scanned, truncated, err := l.candidates(ctx, e.db, p, e.cap())
+	ms, scanned, truncated, err := l.candidates(ctx, e.db, p, e.candidateCap())
 	if err != nil {
 		return run{}, err
 	}

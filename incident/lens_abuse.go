@@ -169,12 +169,12 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 		return cortex.AbuseMatches{}, err
 	}
 	rows, terms, scanned, truncated, err := termMatches(ctx, e.db, sqlite.CandidateFilter{Tool: ip.Tool, Project: ip.Project,
-		Session: ip.Session, Host: ip.Host, Since: ip.Since, Until: ip.Until}, ip.Terms, e.cap())
+		Session: ip.Session, Host: ip.Host, Since: ip.Since, Until: ip.Until}, ip.Terms, e.candidateCap())
 	if err != nil {
 		return cortex.AbuseMatches{}, err
 	}
 	out := cortex.AbuseMatches{Terms: ip.Terms, Matches: []cortex.AbuseMatch{}, CandidateRows: scanned,
-		CandidateCap: e.cap(), CandidateWindowTruncated: truncated, LimitClampedTo: clamped}
+		CandidateCap: e.candidateCap(), CandidateWindowTruncated: truncated, LimitClampedTo: clamped}
 	if len(rows) > limit {
 		rows, out.Truncated = rows[:limit], true
 	}
