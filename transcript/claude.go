@@ -749,7 +749,7 @@ func writeArg(b *strings.Builder, k string, x *fastjson.Value) {
 		return
 	}
 	b.WriteString(" ")
-	b.WriteString(k)
+	b.WriteString(clean(k))
 	b.WriteString("=")
 	b.WriteString(cutUTF8(val, 256))
 }

@@ -106,7 +106,7 @@ type textBuilder struct {
 func newText(max int) *textBuilder { return &textBuilder{max: max} }
 
 func (b *textBuilder) add(s string) {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(clean(s))
 	if s == "" {
 		return
 	}
