@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/llm"
 	"github.com/cortexhq/cortex/sqlite"
 )
 
@@ -17,6 +18,9 @@ import (
 type Service struct {
 	DB  *sqlite.DB
 	Now func() time.Time
+
+	runner      *llm.Runner
+	newProvider ProviderFactory
 }
 
 // New returns a service over db.

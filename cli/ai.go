@@ -45,6 +45,9 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAIInvestigate(f, cortex.LensAbuse, nil),
 		NewCmdAIIncidents(f, cortex.LensSkill, nil),
 		NewCmdAIInvestigate(f, cortex.LensSkill, nil),
+		newCmdAIAssessAlias(f, "skill", "skill-assess [SKILL]"),
+		newCmdAIAssessAlias(f, "abuse", "assess"),
+		NewCmdAILLMInvocations(f, nil),
 	)
 	return cmd
 }

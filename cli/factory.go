@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/config"
 	"github.com/cortexhq/cortex/sqlite"
 )
@@ -24,7 +25,10 @@ type Factory struct {
 	Env        config.Env
 	Now        func() time.Time
 	Logger     *slog.Logger
-	cfg        *config.Config
+	// Provider builds LLM providers (nil: the configured Gemini CLI);
+	// tests inject fakes.
+	Provider app.ProviderFactory
+	cfg      *config.Config
 }
 
 // NewFactory returns a factory for a real process.

@@ -50,7 +50,14 @@ func printInvestigation(f *Factory, inv cortex.Investigation) {
 }
 
 func printBundle(f *Factory, b cortex.Bundle) {
-	inc := b.Incident
+	printIncidentHead(f, b.Incident)
+	printFindings(f, b.Findings)
+	printEvidence(f, b)
+}
+
+// printIncidentHead prints an incident's header: id, label, score,
+// subject, where, when, signals.
+func printIncidentHead(f *Factory, inc cortex.Incident) {
 	subject := "abuse"
 	switch inc.Lens {
 	case cortex.LensSkill:
@@ -69,8 +76,10 @@ func printBundle(f *Factory, b cortex.Bundle) {
 		f.IO.Printf(" · %d activation(s), %d skill events", inc.EventCount, len(inc.EventIDs))
 	}
 	f.IO.Printf("\n  signals: %s\n", signalSummary(inc))
+}
 
-	fs := b.Findings
+// printFindings prints deterministic findings with their hints.
+func printFindings(f *Factory, fs cortex.Findings) {
 	f.IO.Printf("\nFindings\n")
 	for _, m := range fs.FailureModes {
 		f.IO.Printf("  • %s (%s confidence)%s\n", m.Category, m.Confidence, evidenceRef(m.EvidenceIDs, m.MCPEventIDs))
@@ -87,7 +96,10 @@ func printBundle(f *Factory, b cortex.Bundle) {
 	for _, q := range fs.OpenQuestions {
 		f.IO.Printf("  ? %s\n", OneLine(q, 0))
 	}
+}
 
+// printEvidence prints evidence excerpts of a bundle.
+func printEvidence(f *Factory, b cortex.Bundle) {
 	f.IO.Printf("\nEvidence\n")
 	section(f, "signal anchors", b.SignalAnchors, b.SignalAnchorsTruncated, 240)
 	section(f, "transcript before", tail(b.TranscriptBefore, 5), b.TranscriptBeforeTruncated || len(b.TranscriptBefore) > 5, 160)

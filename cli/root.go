@@ -63,6 +63,7 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		NewCmdSessions(f, nil),
 		NewCmdStatus(f, nil),
 		NewCmdAI(f),
+		NewCmdAssess(f, nil),
 		NewCmdBench(f),
 		NewCmdConfig(f),
 	)

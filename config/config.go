@@ -17,6 +17,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/llm"
 )
 
 // Config is the typed configuration.
@@ -27,6 +28,9 @@ type Config struct {
 	Hostname string `toml:"hostname"`
 	// Index configures transcript ingest.
 	Index IndexConfig `toml:"index"`
+	// LLM configures the guarded LLM runner ([llm], [llm.actions.<name>],
+	// [llm.gemini]).
+	LLM llm.Config `toml:"llm"`
 
 	// Path is the file the configuration was read from ("" if none).
 	Path string `toml:"-"`
@@ -56,7 +60,7 @@ func Load(explicitPath string, env Env) (*Config, error) {
 			home = h
 		}
 	}
-	cfg := &Config{Home: home}
+	cfg := &Config{Home: home, LLM: llm.DefaultConfig()}
 	path := explicitPath
 	if path == "" {
 		if p, ok := env("CORTEX_CONFIG"); ok && p != "" {
@@ -91,6 +95,14 @@ func Load(explicitPath string, env Env) (*Config, error) {
 	if err := cfg.applyEnv(env); err != nil {
 		return nil, err
 	}
+	if err := cfg.LLM.ApplyEnv(env); err != nil {
+		return nil, err
+	}
+	if err := cfg.LLM.Validate(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", displayPath(cfg.Path), err)
+	}
+	cfg.LLM.Gemini.Home = expandHome(cfg.LLM.Gemini.Home, home)
+	cfg.LLM.Gemini.Program = expandHome(cfg.LLM.Gemini.Program, home)
 	if cfg.DB == "" {
 		cfg.DB = filepath.Join(xdg(env, "XDG_DATA_HOME", home, filepath.Join(".local", "share")), "cortex", "cortex.db")
 	}
@@ -127,6 +139,13 @@ func (c *Config) applyEnv(env Env) error {
 		c.Index.Workers = n
 	}
 	return nil
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "(defaults)"
+	}
+	return p
 }
 
 func xdg(env Env, name, home, fallback string) string {
