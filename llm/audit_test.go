@@ -36,7 +36,7 @@ func (g *gate) Run(ctx context.Context, _ string, w io.Writer) (string, error) {
 	}
 }
 
-func openStore(t *testing.T) *sqlite.DB {
+func openStore(t testing.TB) *sqlite.DB {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "cortex.db"), sqlite.Options{})
 	if err != nil {

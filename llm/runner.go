@@ -38,8 +38,9 @@ const (
 type Audit interface {
 	// StartInvocation writes a record.
 	StartInvocation(ctx context.Context, inv cortex.Invocation) error
-	// ReserveInvocation calls decide with the invocations started since
-	// (oldest first) and writes the record it returns, atomically with
+	// ReserveInvocation calls decide with the calls admitted since (at
+	// least every row whose status is admitted; oldest first) and writes
+	// the record it returns, atomically with
 	// respect to every other reservation, in any process.
 	ReserveInvocation(ctx context.Context, since time.Time, decide func([]cortex.Invocation) cortex.Invocation) error
 	// FinishInvocation completes a record.

@@ -22,15 +22,20 @@ func (db *DB) StartInvocation(ctx context.Context, inv cortex.Invocation) error 
 }
 
 // ReserveInvocation lets decide choose the record of a new invocation
-// from the invocations started since (oldest first: id, started_at,
+// from the calls admitted since (status running, success, error,
+// timeout, cancelled or interrupted; oldest first; fields id, started_at,
 // finished_at, action, status, hostname, pid), and writes it, in one
 // write transaction: the database's write lock makes the decision and
 // the record atomic across processes, so limits hold for every process
 // sharing the store. decide may run more than once (busy retries).
 func (db *DB) ReserveInvocation(ctx context.Context, since time.Time, decide func([]cortex.Invocation) cortex.Invocation) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
+		// Refusals and dry runs decide nothing: only calls that ran (or
+		// run) are read, through the (status, started_at) index.
 		rows, err := tx.QueryContext(ctx, `SELECT id, started_at, finished_at, action, status, hostname, pid
-			FROM llm_invocations WHERE started_at >= ? ORDER BY started_at, id`, cortex.FormatTime(since))
+			FROM llm_invocations WHERE status IN (?,?,?,?,?,?) AND started_at >= ? ORDER BY started_at, id`,
+			cortex.InvocationRunning, cortex.InvocationSuccess, cortex.InvocationError, cortex.InvocationTimeout,
+			cortex.InvocationCancelled, cortex.InvocationInterrupted, cortex.FormatTime(since))
 		if err != nil {
 			return err
 		}
