@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -18,6 +19,10 @@ import (
 type Service struct {
 	DB  *sqlite.DB
 	Now func() time.Time
+	// Logger receives audit lines of admin actions (nil: discarded).
+	Logger *slog.Logger
+	// Host names this machine in locks and audit lines ("" = hostname).
+	Host string
 
 	runner      *llm.Runner
 	newProvider ProviderFactory

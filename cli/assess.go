@@ -25,12 +25,17 @@ type AssessOptions struct {
 	Terms      []string
 	Window     int
 	IncidentID string
+	Signals    []string
+	MinScore   float64
 	All        bool
-	Limit      int
-	NoLLM      bool
-	DryRun     bool
-	Model      string
-	JSON       bool
+	// CorrelationWindow and MaxBytes bound the evidence.
+	CorrelationWindow int
+	MaxBytes          int
+	Limit             int
+	NoLLM             bool
+	DryRun            bool
+	Model             string
+	JSON              bool
 }
 
 // NewCmdAssess builds `cortex assess skill|abuse|mcp|hooks`.
@@ -90,6 +95,11 @@ func newCmdAssessTarget(f *Factory, target string, runF func(context.Context, *A
 	}
 	fl.IntVar(&opts.Window, "window", incident.DefaultWindowMinutes, "minutes without a candidate that end an incident")
 	fl.StringVar(&opts.IncidentID, "incident-id", "", "assess this incident (found at any rank)")
+	fl.StringSliceVar(&opts.Signals, "signal", nil, "only incidents with one of these signals (repeatable)")
+	fl.Float64Var(&opts.MinScore, "min-score", 0, "only incidents scoring at least this")
+	fl.IntVar(&opts.CorrelationWindow, "correlation-window", incident.DefaultCorrelationMinutes,
+		"minutes around the incident for nearby logs, errors and tool failures")
+	fl.IntVar(&opts.MaxBytes, "max-bytes", incident.DefaultMaxBytes, "bound on the text of each evidence row")
 	fl.BoolVar(&opts.All, "all", false, fmt.Sprintf("assess every matching incident (up to %d; each is one LLM call, rate limits apply)", incident.MaxBundles))
 	fl.IntVar(&opts.Limit, "limit", 0, "incidents to assess (default 1)")
 	fl.BoolVar(&opts.NoLLM, "no-llm", false, "stop at the deterministic findings")
@@ -120,7 +130,8 @@ func (o *AssessOptions) params(f *Factory) (assess.Params, error) {
 	}
 	ip := cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Tool: cortex.Tool(o.Tool), Project: o.Project,
 		Session: o.Session, Host: o.Host, Since: since, Until: until, Skill: o.Skill, Plugin: o.Plugin, Terms: o.Terms,
-		WindowMinutes: o.Window, IncidentID: o.IncidentID, Limit: limit}, All: o.All}
+		WindowMinutes: o.Window, IncidentID: o.IncidentID, Signals: o.Signals, MinScore: o.MinScore, Limit: limit}, All: o.All,
+		CorrelationWindowMinutes: o.CorrelationWindow, MaxBytes: o.MaxBytes}
 	return assess.Params{InvestigateParams: ip, Surface: cortex.SurfaceCLI, NoLLM: o.NoLLM, DryRun: o.DryRun, Model: o.Model}, nil
 }
 

@@ -28,6 +28,8 @@ type Config struct {
 	Hostname string `toml:"hostname"`
 	// Index configures transcript ingest.
 	Index IndexConfig `toml:"index"`
+	// Server configures `cortex serve` (REST, MCP over HTTP, watcher).
+	Server ServerConfig `toml:"server"`
 	// LLM configures the guarded LLM runner ([llm], [llm.actions.<name>],
 	// [llm.gemini]).
 	LLM llm.Config `toml:"llm"`
@@ -37,6 +39,21 @@ type Config struct {
 	// Home is the user's home folder (for the default transcript roots).
 	Home string `toml:"-"`
 }
+
+// ServerConfig configures `cortex serve`.
+type ServerConfig struct {
+	// Listen is the HTTP address (default 127.0.0.1:3100). A non-loopback
+	// address needs a token.
+	Listen string `toml:"listen"`
+	// ReadToken grants cortex:read; AdminToken cortex:read and
+	// cortex:admin. Without tokens the server is read-only and
+	// loopback-only.
+	ReadToken  string `toml:"read_token"`
+	AdminToken string `toml:"admin_token"`
+}
+
+// DefaultListen is the default HTTP address of `cortex serve`.
+const DefaultListen = "127.0.0.1:3100"
 
 // IndexConfig configures `cortex index`.
 type IndexConfig struct {
@@ -110,6 +127,12 @@ func Load(explicitPath string, env Env) (*Config, error) {
 	for i, p := range cfg.Index.Paths {
 		cfg.Index.Paths[i] = expandHome(p, home)
 	}
+	if cfg.Server.Listen == "" {
+		cfg.Server.Listen = DefaultListen
+	}
+	if cfg.Server.ReadToken != "" && cfg.Server.ReadToken == cfg.Server.AdminToken {
+		return nil, cortex.Errorf(cortex.CodeInvalid, "[server] read_token and admin_token must differ")
+	}
 	if cfg.Hostname == "" {
 		if h, err := os.Hostname(); err == nil && h != "" {
 			cfg.Hostname = h
@@ -130,6 +153,15 @@ func (c *Config) applyEnv(env Env) error {
 	}
 	if v, ok := env("CORTEX_INDEX_PATHS"); ok && v != "" {
 		c.Index.Paths = filepath.SplitList(v)
+	}
+	if v, ok := env("CORTEX_LISTEN"); ok && v != "" {
+		c.Server.Listen = v
+	}
+	if v, ok := env("CORTEX_READ_TOKEN"); ok && v != "" {
+		c.Server.ReadToken = v
+	}
+	if v, ok := env("CORTEX_ADMIN_TOKEN"); ok && v != "" {
+		c.Server.AdminToken = v
 	}
 	if v, ok := env("CORTEX_INDEX_WORKERS"); ok && v != "" {
 		n, err := strconv.Atoi(v)
@@ -167,7 +199,13 @@ func expandHome(p, home string) string {
 
 // String renders the effective configuration as TOML (for `cortex config`).
 func (c *Config) String() string {
-	b, err := toml.Marshal(c)
+	shown := *c
+	for _, tok := range []*string{&shown.Server.ReadToken, &shown.Server.AdminToken} {
+		if *tok != "" {
+			*tok = "(set)"
+		}
+	}
+	b, err := toml.Marshal(shown)
 	if err != nil {
 		return fmt.Sprintf("# cannot render config: %v", err)
 	}

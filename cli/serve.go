@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/httpapi"
+	"github.com/cortexhq/cortex/mcpserver"
+	"github.com/cortexhq/cortex/watch"
+)
+
+// ServeOptions are the flags of `cortex serve`.
+type ServeOptions struct {
+	Listen  string
+	NoWatch bool
+	Paths   []string
+	// Ready, when set, is called with the bound address (tests).
+	Ready func(addr string)
+}
+
+// NewCmdServe builds `cortex serve`.
+func NewCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve [PATH...]",
+		Short: "Serve the REST API and MCP over HTTP, and index transcripts as they are written",
+		Long: `Runs, in one process: the REST API (/api/…, OpenAPI at /api/openapi.json), the MCP
+streamable-HTTP endpoint (/mcp), /health, and the realtime watcher that indexes
+transcript lines as the agents write them (like cortex watch; --no-watch to skip).
+
+Listens on 127.0.0.1:3100 by default ([server] listen, CORTEX_LISTEN, --listen).
+Authentication: bearer tokens [server] read_token (CORTEX_READ_TOKEN, scope cortex:read)
+and admin_token (CORTEX_ADMIN_TOKEN, cortex:read + cortex:admin). Without tokens the
+server is read-only and refuses non-loopback addresses. The LLM never runs from here:
+skill_assess returns findings and a dry-run preview.
+
+Ctrl-C (or SIGTERM) stops it gracefully: requests in flight finish (10 s at most), the
+watcher finishes its pass.`,
+		Example: `  cortex serve
+  CORTEX_READ_TOKEN=… CORTEX_ADMIN_TOKEN=… cortex serve --listen 0.0.0.0:3100
+  curl -H "Authorization: Bearer $CORTEX_READ_TOKEN" 'localhost:3100/api/ai/skill-incidents?since=7d'`,
+	}
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "HTTP address (default [server] listen, 127.0.0.1:3100)")
+	cmd.Flags().BoolVar(&opts.NoWatch, "no-watch", false, "do not watch transcript folders")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		opts.Paths = args
+		if runF != nil {
+			return runF(cmd.Context(), opts)
+		}
+		return serveRun(cmd.Context(), f, opts)
+	}
+	return cmd
+}
+
+func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	listen := cfg.Server.Listen
+	if opts.Listen != "" {
+		listen = opts.Listen
+	}
+	hopts := httpapi.Options{ReadToken: cfg.Server.ReadToken, AdminToken: cfg.Server.AdminToken, Logger: f.Logger,
+		Version: cortex.Version()}
+	if err := httpapi.CheckListen(listen, hopts); err != nil {
+		return err
+	}
+	db, err := f.OpenDB(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	svc := app.New(db)
+	svc.Logger, svc.Host = f.Logger, cfg.Hostname
+	// The runner only ever dry-runs here (remote callers never reach a
+	// model), but dry runs are audited through it.
+	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
+		return err
+	}
+	hopts.MCP = mcpserver.HTTPHandler(svc, httpapi.CallerFrom, cortex.Version())
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot listen on %s: %v", listen, err)
+	}
+	srv := &http.Server{Handler: httpapi.NewHandler(svc, hopts), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	addr := ln.Addr().String()
+	auth := "no token: read-only, loopback only"
+	if cfg.Server.ReadToken != "" || cfg.Server.AdminToken != "" {
+		auth = "bearer tokens required"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "cortex serve: http://%s  (REST /api, MCP /mcp, OpenAPI /api/openapi.json; %s)\n", addr, auth)
+	if opts.Ready != nil {
+		opts.Ready(addr)
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return cortex.WrapError(cortex.CodeUnavailable, err, "http server: %v", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdown)
+	})
+	if !opts.NoWatch {
+		wopts, err := watchOptions(f, opts.Paths)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "cortex serve: watching %d folder(s)\n", len(wopts.Roots))
+		g.Go(func() error { return watch.Run(gctx, db, wopts) })
+	}
+	err = g.Wait()
+	if ctx.Err() != nil && err == nil {
+		fmt.Fprintln(f.IO.ErrOut, "cortex serve: stopped")
+	}
+	return err
+}

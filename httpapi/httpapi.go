@@ -1,0 +1,256 @@
+// Package httpapi is Cortex's HTTP surface: the REST API (one route per
+// action of the app registry), the MCP streamable-HTTP endpoint, the
+// generated OpenAPI document and /health, behind one bearer-token
+// middleware. It holds no logic of its own: every route decodes its
+// parameters with the registry and calls the service.
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
+)
+
+// MaxBodyBytes bounds a request body.
+const MaxBodyBytes = 1 << 20
+
+// Options configure the handler.
+type Options struct {
+	// ReadToken grants cortex:read, AdminToken cortex:read and
+	// cortex:admin. With neither set, requests are unauthenticated and
+	// get cortex:read only (allowed on loopback listeners only; see
+	// CheckListen); admin actions then need an admin token.
+	ReadToken  string
+	AdminToken string
+	// MCP, when set, is served at /mcp behind the same authentication
+	// (it reads the caller with CallerFrom).
+	MCP http.Handler
+	// Logger receives request and audit lines (nil: discarded).
+	Logger *slog.Logger
+	// Version is reported by /health and the OpenAPI document.
+	Version string
+}
+
+type callerKey struct{}
+
+// CallerFrom returns the authenticated caller of a request (set by the
+// middleware; the zero Caller, without scopes, otherwise).
+func CallerFrom(r *http.Request) app.Caller {
+	c, _ := r.Context().Value(callerKey{}).(app.Caller)
+	return c
+}
+
+// CheckListen refuses a non-loopback listen address when no token is
+// configured: an open Cortex must not be reachable from the network.
+func CheckListen(addr string, o Options) error {
+	if o.ReadToken != "" || o.AdminToken != "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return cortex.Errorf(cortex.CodeInvalid, "listen address %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return cortex.Errorf(cortex.CodeInvalid,
+		"refusing to listen on %s without a token: set [server] read_token (CORTEX_READ_TOKEN) or listen on 127.0.0.1", addr)
+}
+
+// NewHandler returns the HTTP handler: /health, /api/openapi.json, one
+// route per registry action, and /mcp.
+func NewHandler(svc *app.Service, o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &handler{svc: svc, o: o}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": o.Version})
+	})
+	mux.Handle("GET /api/openapi.json", h.auth(app.ScopeRead, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, OpenAPI(o.Version))
+	})))
+	for _, a := range app.Actions() {
+		mux.Handle(a.Method+" "+a.Path, h.auth(a.Scope, h.action(a)))
+	}
+	if o.MCP != nil {
+		mux.Handle("/mcp", h.auth(app.ScopeRead, o.MCP))
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, cortex.Errorf(cortex.CodeNotFound, "no route %s %s (see /api/openapi.json)", r.Method, r.URL.Path))
+	})
+	return h.logRequests(mux)
+}
+
+type handler struct {
+	svc *app.Service
+	o   Options
+}
+
+// auth authenticates the bearer token and checks the route's scope
+// before anything else runs.
+func (h *handler) auth(scope app.Scope, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := h.authenticate(r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cortex"`)
+			writeError(w, err)
+			return
+		}
+		if !c.Has(scope) {
+			writeError(w, cortex.Errorf(cortex.CodeForbidden, "forbidden: %s requires scope %s", r.URL.Path, scope))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	})
+}
+
+func (h *handler) authenticate(r *http.Request) (app.Caller, error) {
+	c := app.Caller{Surface: cortex.SurfaceREST, Name: r.RemoteAddr}
+	if strings.HasPrefix(r.URL.Path, "/mcp") {
+		c.Surface = cortex.SurfaceMCP
+	}
+	got, hasAuth := bearer(r)
+	if h.o.ReadToken == "" && h.o.AdminToken == "" {
+		c.Scopes = []app.Scope{app.ScopeRead}
+		return c, nil
+	}
+	if !hasAuth {
+		return c, cortex.Errorf(cortex.CodeUnauthorized, "missing bearer token (Authorization: Bearer …)")
+	}
+	switch {
+	case equal(got, h.o.AdminToken):
+		c.Scopes, c.Name = []app.Scope{app.ScopeRead, app.ScopeAdmin}, "admin-token@"+r.RemoteAddr
+	case equal(got, h.o.ReadToken):
+		c.Scopes, c.Name = []app.Scope{app.ScopeRead}, "read-token@"+r.RemoteAddr
+	default:
+		return c, cortex.Errorf(cortex.CodeUnauthorized, "invalid bearer token")
+	}
+	return c, nil
+}
+
+// equal compares a presented token with a configured one in constant
+// time; an unset token never matches.
+func equal(got, want string) bool {
+	if want == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func bearer(r *http.Request) (string, bool) {
+	v := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// action serves one registry action.
+func (h *handler) action(a app.Action) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var params any
+		var err error
+		if r.Method == http.MethodGet {
+			params, err = a.DecodeQuery(r.URL.Query())
+		} else {
+			if len(r.URL.Query()) > 0 {
+				writeError(w, cortex.Errorf(cortex.CodeInvalid, "%s: send parameters as a JSON body, not in the query string", a.Name))
+				return
+			}
+			var body []byte
+			body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+			if err != nil {
+				writeError(w, cortex.Errorf(cortex.CodeInvalid, "%s: request body: %v", a.Name, err))
+				return
+			}
+			params, err = a.DecodeJSON(body)
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		res, err := h.svc.Call(r.Context(), CallerFrom(r), a, params)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Flush lets streaming handlers (MCP) flush through the wrapper.
+func (s *statusWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap exposes the underlying writer to http.ResponseController.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (h *handler) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		h.o.Logger.Debug("http request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"ms", time.Since(start).Milliseconds(), "remote", r.RemoteAddr)
+	})
+}
+
+// ErrorBody is the JSON of every error response.
+type ErrorBody struct {
+	Error struct {
+		Code    cortex.Code `json:"code"`
+		Message string      `json:"message"`
+	} `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	var body ErrorBody
+	body.Error.Code, body.Error.Message = cortex.ErrorCode(err), cortex.ErrorMessage(err)
+	if errors.Is(err, context.Canceled) {
+		body.Error.Code = cortex.CodeUnavailable
+	}
+	writeJSON(w, body.Error.Code.HTTPStatus(), body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(fmt.Sprintf(`{"error":{"code":"internal","message":%q}}`, "encode response: "+err.Error()))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte("\n"))
+}

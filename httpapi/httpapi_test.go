@@ -1,0 +1,259 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/httpapi"
+	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/internal/teststore"
+	"github.com/cortexhq/cortex/llm"
+)
+
+const (
+	readTok  = "read-secret-token"
+	adminTok = "admin-secret-token"
+)
+
+// newServer serves the handler over a store indexed from the labelled
+// sessions.
+func newServer(t *testing.T, o httpapi.Options) *httptest.Server {
+	t.Helper()
+	db, _ := teststore.Indexed(t, testcorpus.Labelled(t))
+	svc := app.New(db)
+	if err := svc.EnableLLM(context.Background(), llm.DefaultConfig(), nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.NewHandler(svc, o))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type response struct {
+	status int
+	body   map[string]any
+	raw    string
+}
+
+func do(t *testing.T, srv *httptest.Server, method, path, token string, body string) response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	r := response{status: res.StatusCode, raw: string(b)}
+	if err := json.Unmarshal(b, &r.body); err != nil {
+		t.Fatalf("%s %s: body is not a JSON object: %v\n%s", method, path, err, b)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("%s %s: content type %q", method, path, ct)
+	}
+	return r
+}
+
+func errCode(r response) string {
+	e, _ := r.body["error"].(map[string]any)
+	s, _ := e["code"].(string)
+	return s
+}
+
+// minimal are parameters that make every action answer on the labelled
+// store (a test fails when an action is added without an entry here).
+var minimal = map[string]string{
+	"status": "", "search": "query=deploy", "sessions": "", "skill_events": "summary=true",
+	"skill_incidents": "", "skill_investigate": "skill=lavra:lavra-plan", "skill_assess": "skill=lavra:lavra-plan",
+	"abuse": "", "abuse_incidents": "", "abuse_investigate": "", "mcp_events": "errors=true", "hook_events": "",
+	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
+}
+
+func TestEveryActionHasARouteThatAnswers(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	for _, a := range app.Actions() {
+		q, ok := minimal[a.Name]
+		if !ok {
+			t.Errorf("action %s has no REST test parameters", a.Name)
+			continue
+		}
+		var r response
+		if a.Method == http.MethodGet {
+			path := a.Path
+			if q != "" {
+				path += "?" + q
+			}
+			r = do(t, srv, "GET", path, adminTok, "")
+		} else {
+			r = do(t, srv, a.Method, a.Path, adminTok, q)
+		}
+		if r.status != http.StatusOK {
+			t.Errorf("%s %s: %d %s", a.Method, a.Path, r.status, r.raw)
+		}
+	}
+	// The skill-first investigation answers with the labelled incident.
+	r := do(t, srv, "GET", "/api/ai/skill-investigate?skill=lavra:lavra-plan", readTok, "")
+	ev := r.body["evidence"].([]any)
+	inc := ev[0].(map[string]any)["incident"].(map[string]any)
+	if len(ev) != 1 || inc["skill_name"] != "lavra:lavra-plan" {
+		t.Fatalf("skill-investigate: %s", r.raw[:min(len(r.raw), 400)])
+	}
+}
+
+func TestAuthAndScopes(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	for _, tc := range []struct {
+		method, path, token, body string
+		status                    int
+		code                      string
+	}{
+		{"GET", "/health", "", "", 200, ""},
+		{"GET", "/api/status", "", "", 401, "unauthorized"},
+		{"GET", "/api/status", "wrong", "", 401, "unauthorized"},
+		{"GET", "/api/status", readTok, "", 200, ""},
+		{"GET", "/api/ai/llm-invocations", readTok, "", 403, "forbidden"},
+		{"GET", "/api/ai/llm-invocations", adminTok, "", 200, ""},
+		{"POST", "/api/ai/skills/backfill", readTok, `{"dry_run":true}`, 403, "forbidden"},
+		{"GET", "/api/openapi.json", "", "", 401, "unauthorized"},
+		{"GET", "/api/openapi.json", readTok, "", 200, ""},
+		{"GET", "/api/nope", readTok, "", 404, "not_found"},
+		{"POST", "/api/status", readTok, "", 404, "not_found"},
+	} {
+		r := do(t, srv, tc.method, tc.path, tc.token, tc.body)
+		if r.status != tc.status || errCode(r) != tc.code {
+			t.Errorf("%s %s (token %q): %d %s, want %d %s", tc.method, tc.path, tc.token, r.status, r.raw, tc.status, tc.code)
+		}
+	}
+}
+
+func TestOpenModeIsReadOnlyAndLoopbackOnly(t *testing.T) {
+	srv := newServer(t, httpapi.Options{})
+	if r := do(t, srv, "GET", "/api/status", "", ""); r.status != 200 {
+		t.Fatalf("open read: %d", r.status)
+	}
+	if r := do(t, srv, "GET", "/api/ai/llm-invocations", "", ""); r.status != 403 {
+		t.Fatalf("open admin: %d %s", r.status, r.raw)
+	}
+	for addr, ok := range map[string]bool{"127.0.0.1:3100": true, "localhost:3100": true, "[::1]:3100": true,
+		"0.0.0.0:3100": false, "192.168.1.5:3100": false, ":3100": false} {
+		err := httpapi.CheckListen(addr, httpapi.Options{})
+		if (err == nil) != ok {
+			t.Errorf("CheckListen(%s) = %v", addr, err)
+		}
+		if err := httpapi.CheckListen(addr, httpapi.Options{ReadToken: "x"}); err != nil {
+			t.Errorf("with a token, %s: %v", addr, err)
+		}
+	}
+}
+
+func TestParametersAndErrors(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	for _, tc := range []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/api/ai/skill-incidents?limit=abc", 400, `parameter \"limit\" must be an integer`},
+		{"/api/ai/skill-incidents?nope=1", 400, `unknown parameter \"nope\"`},
+		{"/api/ai/skill-incidents?limit=1&limit=2", 400, "given 2 times"},
+		{"/api/ai/skill-incidents?since=yesteryear", 400, "since"},
+		{"/api/ai/skill-incidents?tool=vim", 400, "unknown tool"},
+		{"/api/ai/skill-investigate?incident_id=skill-inc-0000", 404, "skill-inc-0000"},
+		{"/api/search", 400, "empty"},
+		{"/api/ai/incidents?terms=crap&terms=useless&limit=5", 200, `"incidents"`},
+	} {
+		r := do(t, srv, "GET", tc.path, readTok, "")
+		if r.status != tc.status || !strings.Contains(r.raw, tc.want) {
+			t.Errorf("GET %s: %d %s, want %d with %q", tc.path, r.status, r.raw, tc.status, tc.want)
+		}
+	}
+	// Repeated and comma-separated list parameters are the same list.
+	a := do(t, srv, "GET", "/api/ai/skill-incidents?signals=user_correction_after_skill&signals=tool_failure_after_skill", readTok, "")
+	b := do(t, srv, "GET", "/api/ai/skill-incidents?signals=user_correction_after_skill,tool_failure_after_skill", readTok, "")
+	c := do(t, srv, "GET", "/api/ai/skill-incidents?signals=user_correction_after_skill", readTok, "")
+	if a.status != 200 || a.raw != b.raw || a.body["total_incidents"].(float64) < c.body["total_incidents"].(float64) {
+		t.Fatalf("repeated signals: %s\nvs %s", a.raw, b.raw)
+	}
+	// The write action requires an explicit dry_run.
+	for body, want := range map[string]string{
+		``:                       "dry_run is required",
+		`{}`:                     "dry_run is required",
+		`{"dry_run":"yes"}`:      `parameter \"dry_run\" must be true or false`,
+		`{"dry_run":true,"x":1}`: `unknown parameter \"x\"`,
+		`{"dry_run":true} {}`:    "one JSON object",
+	} {
+		r := do(t, srv, "POST", "/api/ai/skills/backfill", adminTok, body)
+		if r.status != 400 || !strings.Contains(r.raw, want) {
+			t.Errorf("backfill body %q: %d %s", body, r.status, r.raw)
+		}
+	}
+	r := do(t, srv, "POST", "/api/ai/skills/backfill", adminTok, `{"dry_run":true,"kinds":["skills","mcp"]}`)
+	if r.status != 200 || r.body["dry_run"] != true {
+		t.Fatalf("backfill dry run: %s", r.raw)
+	}
+	// skill_assess never runs a model from REST: a dry run, audited.
+	r = do(t, srv, "GET", "/api/ai/skill-assess?skill=lavra:lavra-plan", readTok, "")
+	if r.status != 200 || r.body["mode"] != "dry_run" {
+		t.Fatalf("skill-assess: %s", r.raw[:min(400, len(r.raw))])
+	}
+	r = do(t, srv, "GET", "/api/ai/llm-invocations?status=dry_run", adminTok, "")
+	if inv := r.body["invocations"].([]any); len(inv) != 1 || inv[0].(map[string]any)["caller_surface"] != cortex.SurfaceREST {
+		t.Fatalf("audit: %s", r.raw)
+	}
+}
+
+func TestOpenAPIDescribesEveryAction(t *testing.T) {
+	doc := httpapi.OpenAPI("test")
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parsed struct {
+		Paths map[string]map[string]struct {
+			OperationID string           `json:"operationId"`
+			Parameters  []map[string]any `json:"parameters"`
+			RequestBody map[string]any   `json:"requestBody"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range app.Actions() {
+		op, ok := parsed.Paths[a.Path][strings.ToLower(a.Method)]
+		if !ok || op.OperationID != a.Name {
+			t.Errorf("%s: no operation at %s %s", a.Name, a.Method, a.Path)
+			continue
+		}
+		var names []string
+		for _, p := range op.Parameters {
+			names = append(names, p["name"].(string))
+		}
+		if a.Method == "GET" && strings.Join(names, ",") != strings.Join(a.Params(), ",") {
+			t.Errorf("%s: parameters %v, registry %v", a.Name, names, a.Params())
+		}
+		if a.Method == "POST" && op.RequestBody == nil {
+			t.Errorf("%s: no request body", a.Name)
+		}
+	}
+	if !bytes.Contains(b, []byte(`"openapi":"3.1.0"`)) {
+		t.Fatal("not OpenAPI 3.1")
+	}
+}

@@ -1,0 +1,32 @@
+// Package teststore opens temporary Cortex stores for tests, indexed from
+// a corpus folder.
+package teststore
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/cortexhq/cortex/ingest"
+	"github.com/cortexhq/cortex/sqlite"
+)
+
+// Indexed returns a read-write store in a temporary folder holding the
+// transcripts of dirs (indexed as host "testhost"), and its path. It is
+// closed when the test ends.
+func Indexed(tb testing.TB, dirs ...string) (*sqlite.DB, string) {
+	tb.Helper()
+	ctx := context.Background()
+	path := filepath.Join(tb.TempDir(), "cortex.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	if len(dirs) > 0 {
+		if _, err := ingest.Index(ctx, db, ingest.Options{Paths: dirs, Hostname: "testhost"}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return db, path
+}

@@ -1,0 +1,239 @@
+// Package mcpserver is Cortex's MCP surface: every action of the app
+// registry (app.Actions) is served as an MCP tool of the same name, over
+// stdio (cortex mcp) or streamable HTTP.
+//
+// # One tool per action
+//
+// Each action is its own tool — skill_investigate, skills_backfill, … —
+// rather than one "cortex" tool with an action enum and a union schema.
+// Real clients (Claude Code, Codex, Gemini CLI) show the model each tool's
+// own input schema, validate arguments per tool, and let users allow-list
+// tools one by one (mcp__cortex__skill_investigate auto-approved,
+// mcp__cortex__skills_backfill gated behind a prompt). A single tool with
+// a union schema would lose all three: the model would see every
+// parameter of every action at once, the client could not check a call
+// against the parameters of its action, and approving the tool would
+// approve the admin actions with it.
+//
+// # Results and errors
+//
+// A successful call returns the action's result as structured content
+// (always a JSON object) and the same compact JSON as text, for clients
+// that read only text. Every failure of the action — invalid or unknown
+// parameters, a missing scope, nothing found, a busy store — is a tool
+// result with IsError set and the text {"error":{"code","message"}}, the
+// shape of the REST API's errors, so the model sees it and can correct
+// the call. Results larger than MaxResultBytes are refused the same way
+// with a hint to narrow the call. Unknown tool names are protocol errors,
+// answered by the SDK itself.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
+)
+
+// ServerName is the implementation name the server reports to clients.
+const ServerName = "cortex"
+
+// MaxResultBytes bounds the JSON text of one tool result. A larger result
+// is not sent: the caller gets an error asking to narrow the call.
+const MaxResultBytes = 1 << 20
+
+// New returns an MCP server exposing one tool per action of the registry,
+// called on svc as caller. version is reported as the server's version.
+// Every action is listed whatever the caller's scopes: calling one the
+// caller may not use returns a forbidden tool error.
+func New(svc *app.Service, caller app.Caller, version string) *mcp.Server {
+	logger := svc.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Cortex", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions(svc, caller),
+		Logger:       logger,
+		// Tools only; the tool list never changes during a session.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, a := range app.Actions() {
+		server.AddTool(toolFor(a), handler(svc, caller, a, logger, MaxResultBytes))
+	}
+	return server
+}
+
+// toolFor describes an action as an MCP tool: its name, its description with
+// scope and cost, its parameters' schema and behaviour hints.
+func toolFor(a app.Action) *mcp.Tool {
+	write := a.Cost == app.CostWrite
+	return &mcp.Tool{
+		Name:        a.Name,
+		Description: fmt.Sprintf("%s (scope %s, cost %s)", a.Description, a.Scope, a.Cost),
+		InputSchema: a.Schema(),
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    !write,
+			DestructiveHint: new(false),
+			IdempotentHint:  !write,
+			OpenWorldHint:   new(false),
+		},
+	}
+}
+
+// instructions returns the guidance of the help action for the server's
+// instructions, or "" when the caller may not call help.
+func instructions(svc *app.Service, caller app.Caller) string {
+	a, err := app.ActionByName("help")
+	if err != nil {
+		return ""
+	}
+	res, err := svc.Call(context.Background(), caller, a, nil)
+	if err != nil {
+		return ""
+	}
+	if h, ok := res.(app.Help); ok {
+		return h.Guidance
+	}
+	return ""
+}
+
+// handler calls action a for every tools/call of its tool; results over
+// maxBytes of JSON are refused.
+func handler(svc *app.Service, caller app.Caller, a app.Action, logger *slog.Logger, maxBytes int) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+		defer func() {
+			if r := recover(); r != nil {
+				logger.Error("mcp tool panicked", "tool", a.Name, "caller", caller.Name, "panic", r, "stack", string(debug.Stack()))
+				res = errorResult(cortex.CodeInternal, "internal error")
+			}
+		}()
+		raw := bytes.TrimSpace(arguments(req))
+		if len(raw) > 0 && raw[0] != '{' && string(raw) != "null" {
+			return errorResult(cortex.CodeInvalid, a.Name+": arguments must be a JSON object"), nil
+		}
+		params, err := a.DecodeJSON(raw)
+		if err != nil {
+			return toolError(ctx, logger, a, caller, err), nil
+		}
+		out, err := svc.Call(ctx, caller, a, params)
+		if err != nil {
+			return toolError(ctx, logger, a, caller, err), nil
+		}
+		text, err := compactJSON(out)
+		if err != nil {
+			return toolError(ctx, logger, a, caller, fmt.Errorf("encode %s result: %w", a.Name, err)), nil
+		}
+		if len(text) > maxBytes {
+			return errorResult(cortex.CodeInvalid, fmt.Sprintf(
+				"%s: the result is %d bytes, over the %d-byte limit of one tool result; narrow the call "+
+					"(limit=1, a smaller max_bytes, or a narrower skill, session or since)", a.Name, len(text), maxBytes)), nil
+		}
+		if len(text) == 0 || text[0] != '{' {
+			return toolError(ctx, logger, a, caller, fmt.Errorf("%s result is not a JSON object", a.Name)), nil
+		}
+		return &mcp.CallToolResult{
+			// The raw JSON is sent as is: no second encoding.
+			StructuredContent: json.RawMessage(text),
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+		}, nil
+	}
+}
+
+// arguments returns the raw arguments of a call (nil when absent).
+func arguments(req *mcp.CallToolRequest) []byte {
+	if req == nil || req.Params == nil {
+		return nil
+	}
+	return req.Params.Arguments
+}
+
+// toolError turns an action error into an IsError result. Internal
+// errors are logged with their detail; the caller sees only the safe
+// message.
+func toolError(ctx context.Context, logger *slog.Logger, a app.Action, caller app.Caller, err error) *mcp.CallToolResult {
+	code, msg := cortex.ErrorCode(err), cortex.ErrorMessage(err)
+	var ce *cortex.Error
+	if !errors.As(err, &ce) {
+		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			code, msg = cortex.CodeUnavailable, a.Name+": canceled"
+		}
+	}
+	if code == cortex.CodeInternal {
+		logger.Error("mcp tool failed", "tool", a.Name, "caller", caller.Name, "surface", caller.Surface, "err", err)
+	}
+	return errorResult(code, msg)
+}
+
+// errorResult is a tool error with the REST error body as text.
+func errorResult(code cortex.Code, msg string) *mcp.CallToolResult {
+	body := struct {
+		Error struct {
+			Code    cortex.Code `json:"code"`
+			Message string      `json:"message"`
+		} `json:"error"`
+	}{}
+	body.Error.Code, body.Error.Message = code, msg
+	text, err := compactJSON(body)
+	if err != nil { // a struct of two strings always encodes
+		text = []byte(`{"error":{"code":"internal","message":"internal error"}}`)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+}
+
+// compactJSON encodes v without HTML escaping (transcripts are full of
+// <, > and &) and without a trailing newline.
+func compactJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// HTTPHandler serves the tools over streamable HTTP, stateless and with
+// JSON responses: every request gets a server for the caller that
+// caller(r) returns. Authentication is the job of the middleware in front
+// of it, which puts the caller in the request.
+func HTTPHandler(svc *app.Service, caller func(*http.Request) app.Caller, version string) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		return New(svc, caller(r), version)
+	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: svc.Logger})
+}
+
+// ServeStdio serves the tools over stdin and stdout until the client
+// closes stdin or ctx is canceled (both a normal end: nil). Nothing else
+// may write to stdout meanwhile.
+//
+// It is Server.Run without Run's error log on cancellation: a signal is
+// how agents stop their servers.
+func ServeStdio(ctx context.Context, svc *app.Service, caller app.Caller, version string) error {
+	ss, err := New(svc, caller, version).Connect(ctx, &mcp.StdioTransport{}, nil)
+	if err != nil {
+		return fmt.Errorf("mcp stdio server: connect: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-done
+		return nil
+	case err := <-done:
+		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+			return nil
+		}
+		return fmt.Errorf("mcp stdio server: %w", err)
+	}
+}
