@@ -132,8 +132,8 @@ func (a Action) paramError(err error) error {
 	switch {
 	case errors.As(err, &te):
 		msg = fmt.Sprintf("parameter %q must be %s", te.Field, jsonKind(te.Type))
-	case errors.As(err, &se):
-		msg = "parameters are not valid JSON: " + se.Error()
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
+		msg = "parameters are not valid JSON: " + err.Error()
 	case strings.HasPrefix(msg, "json: unknown field "):
 		msg = fmt.Sprintf("unknown parameter %s (known: %s)", strings.TrimPrefix(msg, "json: unknown field "),
 			strings.Join(a.Params(), ", "))

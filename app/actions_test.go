@@ -1,0 +1,98 @@
+package app
+
+import (
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cortexhq/cortex"
+)
+
+func TestRegistryIsWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	routes := map[string]bool{}
+	for _, a := range Actions() {
+		if seen[a.Name] || routes[a.Method+a.Path] {
+			t.Errorf("duplicate action or route: %s %s %s", a.Name, a.Method, a.Path)
+		}
+		seen[a.Name], routes[a.Method+a.Path] = true, true
+		if a.Description == "" || a.CLI == "" || (a.Scope != ScopeRead && a.Scope != ScopeAdmin) {
+			t.Errorf("%s: incomplete declaration %+v", a.Name, a)
+		}
+		if (a.Cost == CostWrite) != (a.Method == "POST") {
+			t.Errorf("%s: write actions (only) are POST", a.Name)
+		}
+		s := a.Schema()
+		var props []string
+		for name := range s.Properties {
+			props = append(props, name)
+		}
+		if len(props) != len(a.Params()) {
+			t.Errorf("%s: schema has %d properties, params %v", a.Name, len(props), a.Params())
+		}
+		for _, p := range a.Params() {
+			if s.Properties[p] == nil || s.Properties[p].Description == "" {
+				t.Errorf("%s: parameter %s has no schema description", a.Name, p)
+			}
+		}
+	}
+	for _, want := range []string{"status", "search", "sessions", "skill_events", "skill_incidents", "skill_investigate",
+		"skill_assess", "abuse", "abuse_incidents", "abuse_investigate", "mcp_events", "hook_events", "llm_invocations",
+		"skills_backfill", "help"} {
+		if !seen[want] {
+			t.Errorf("action %s is missing", want)
+		}
+	}
+}
+
+func TestDecoding(t *testing.T) {
+	a, err := ActionByName("skill_incidents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.DecodeQuery(url.Values{"signals": {"a,b", "c"}, "limit": {"5"}, "min_score": {"2.5"}, "include_usage": {"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.(*SkillIncidentsParams)
+	if !reflect.DeepEqual(got.Signals, []string{"a", "b", "c"}) || got.Limit != 5 || got.MinScore != 2.5 || !got.IncludeUsage {
+		t.Fatalf("query: %+v", got)
+	}
+	j, err := a.DecodeJSON([]byte(`{"signals":["a"],"limit":5,"skill":"x"}`))
+	if err != nil || j.(*SkillIncidentsParams).Skill != "x" {
+		t.Fatalf("json: %+v %v", j, err)
+	}
+	for _, tc := range []struct{ raw, want string }{
+		{`[1]`, "must be a JSON object"},
+		{`"x"`, "must be a JSON object"},
+		{`{"limit":"5"}`, `"limit" must be an integer`},
+		{`{"terms":["x"]}`, `unknown parameter "terms"`},
+		{`{"limit":1}{}`, "one JSON object"},
+		{`{"limit":`, "not valid JSON"},
+	} {
+		_, err := a.DecodeJSON([]byte(tc.raw))
+		if cortex.ErrorCode(err) != cortex.CodeInvalid || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.raw, err, tc.want)
+		}
+	}
+	if p, err := a.DecodeJSON(nil); err != nil || p == nil {
+		t.Fatalf("empty arguments: %v", err)
+	}
+	if _, err := ActionByName("nope"); cortex.ErrorCode(err) != cortex.CodeNotFound || !strings.Contains(err.Error(), "skill_investigate") {
+		t.Fatalf("unknown action: %v", err)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	read := Caller{Scopes: []Scope{ScopeRead}}
+	admin := Caller{Scopes: []Scope{ScopeAdmin}}
+	if !read.Has(ScopeRead) || read.Has(ScopeAdmin) || !admin.Has(ScopeRead) || !admin.Has(ScopeAdmin) || (Caller{}).Has(ScopeRead) {
+		t.Fatal("scope rules")
+	}
+	a, _ := ActionByName("llm_invocations")
+	// Refused before any store access: the service has no store at all.
+	if _, err := (&Service{}).Call(t.Context(), read, a, nil); cortex.ErrorCode(err) != cortex.CodeForbidden {
+		t.Fatalf("read caller on an admin action: %v", err)
+	}
+}
