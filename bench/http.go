@@ -163,7 +163,7 @@ type HTTPLoadReport struct {
 	SkillsInvestigated int            `json:"skills_investigated"`
 	PeakRSSMB          float64        `json:"peak_rss_mb"`
 	DBBytes            int64          `json:"db_bytes"`
-	Summary            ingest.Summary `json:"ingest_summary"`
+	Summary            ingest.Summary `json:"summary"`
 }
 
 // HTTPLoad indexes a corpus into a new database while concurrent readers
@@ -438,7 +438,9 @@ func (l *loader) get(ctx context.Context, route, u string, skills bool) (float64
 		}
 		return ms, rerr
 	case resp.StatusCode != http.StatusOK:
-		l.fail(route, u, resp.StatusCode, string(body), start, ms)
+		if ctx.Err() == nil {
+			l.fail(route, u, resp.StatusCode, string(body), start, ms)
+		}
 		return ms, fmt.Errorf("%s: status %d", route, resp.StatusCode)
 	}
 	if skills {

@@ -101,7 +101,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
-	r, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-16384)")
+	// Readers map the file (mmap_size): in WAL mode every commit makes a
+	// reader drop its page cache, and refilling it through pread and
+	// freeing it cost a quarter of the CPU under 50 readers during an
+	// ingest (bench http); mapped pages are shared and cost neither.
+	r, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-16384)&_pragma=mmap_size(1073741824)")
 	if err != nil {
 		db.Close()
 		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot open database %s", path)

@@ -202,7 +202,7 @@ func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
 		return fail(err)
 	}
 	var oldest, newest sql.NullString
-	if err := db.r.QueryRowContext(ctx, `SELECT min(timestamp), max(timestamp) FROM logs`).Scan(&oldest, &newest); err != nil {
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT min(timestamp) FROM logs), (SELECT max(timestamp) FROM logs)`).Scan(&oldest, &newest); err != nil {
 		return fail(err)
 	}
 	st.Oldest, st.Newest = oldest.String, newest.String
