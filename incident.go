@@ -12,13 +12,35 @@ const (
 
 // Skill lens signals.
 const (
-	SignalUserCorrection  = "user_correction_after_skill"
-	SignalToolFailure     = "tool_failure_after_skill"
-	SignalScopeConfusion  = "scope_or_source_confusion"
-	SignalIgnoredPolicy   = "ignored_skill_or_policy_instruction"
-	SignalOverlongLoop    = "overlong_loop_after_skill"
-	SignalAbuseTerm       = "abuse_term"
-	SignalRepeatedFailure = "repeated_call_failure"
+	SignalUserCorrection = "user_correction_after_skill"
+	SignalToolFailure    = "tool_failure_after_skill"
+	SignalScopeConfusion = "scope_or_source_confusion"
+	SignalIgnoredPolicy  = "ignored_skill_or_policy_instruction"
+	SignalOverlongLoop   = "overlong_loop_after_skill"
+	SignalAbuseTerm      = "abuse_term"
+)
+
+// MCP lens signals.
+const (
+	SignalRepeatedFailure        = "repeated_call_failure"
+	SignalTimeoutOrRateLimit     = "timeout_or_rate_limit"
+	SignalAuthFailure            = "auth_or_permission_failure"
+	SignalSchemaError            = "schema_or_validation_error"
+	SignalUnknownToolOrServer    = "unknown_tool_or_server"
+	SignalCorrectionAfterCall    = "user_correction_after_tool_call"
+	SignalToolClaimedUnavailable = "tool_claimed_unavailable"
+	SignalResultContradicted     = "tool_result_contradicted"
+)
+
+// Hook lens signals.
+const (
+	SignalHookFailed          = "hook_failed"
+	SignalHookTimedOut        = "hook_timed_out"
+	SignalHookOutputParse     = "hook_output_parse_error"
+	SignalHookTooOften        = "hook_invoked_too_often"
+	SignalCorrectionAfterHook = "user_correction_after_hook"
+	SignalHookBlockedFlow     = "hook_blocked_agent_flow"
+	SignalHookNotInvoked      = "hook_not_invoked"
 )
 
 // Incident is a group of related signals in one session and time window,
@@ -35,6 +57,10 @@ type Incident struct {
 	HookEvent   string `json:"hook_event,omitempty"`
 	HookName    string `json:"hook_name,omitempty"`
 	HookSource  string `json:"hook_source,omitempty"`
+	// EvidenceBasis says what proves the incident (hook lens): the
+	// evidence kind EvidenceRuntime (it ran), or EvidenceConfig /
+	// EvidenceTrust only (it was configured: not proof it ran).
+	EvidenceBasis string `json:"evidence_basis,omitempty"`
 	// Where.
 	Tool      Tool   `json:"ai_tool"`
 	Project   string `json:"ai_project,omitempty"`
@@ -68,9 +94,22 @@ type IncidentParams struct {
 	Host    string
 	Since   time.Time
 	Until   time.Time
-	// Lens subject filters.
+	// Lens subject filters: skill lens.
 	Skill  string
 	Plugin string
+	// MCP lens: a server, an MCP tool, or a tool name as the agent saw it
+	// (mcp__server__tool); Target takes any of the three forms
+	// (server, mcp__server__tool, server/tool) and is resolved by the lens.
+	MCPServer string
+	MCPTool   string
+	ToolName  string
+	Target    string
+	// Hook lens: Hook is a hook as users type it (PostToolUse,
+	// post_tool_use, PostToolUse:Bash), resolved by event or event:matcher.
+	Hook         string
+	HookEvent    string
+	HookSource   string
+	EvidenceKind string
 	// Terms replace the default abuse terms (abuse lens).
 	Terms []string
 	// WindowMinutes: a group ends after this long without a member event
@@ -163,9 +202,11 @@ type Factor struct {
 
 // Findings are the deterministic findings of a bundle: no LLM, no database.
 type Findings struct {
-	FailureModes  []Finding `json:"likely_failure_modes"`
-	Factors       []Factor  `json:"contributing_factors"`
-	OpenQuestions []string  `json:"open_questions"`
+	FailureModes []Finding `json:"likely_failure_modes"`
+	// EvidenceBasis says what the findings rest on (hook lens).
+	EvidenceBasis string   `json:"evidence_basis,omitempty"`
+	Factors       []Factor `json:"contributing_factors"`
+	OpenQuestions []string `json:"open_questions"`
 }
 
 // Bundle is the bounded evidence for one incident. Every collection is
@@ -174,18 +215,32 @@ type Findings struct {
 type Bundle struct {
 	Incident Incident `json:"incident"`
 	// SkillEvents are the incident's skill events (skill lens).
-	SkillEvents                    []SkillEventRow `json:"skill_events,omitempty"`
-	SkillEventsTruncated           bool            `json:"skill_events_truncated"`
-	SignalAnchors                  []EvidenceRow   `json:"signal_anchors"`
-	SignalAnchorsTruncated         bool            `json:"signal_anchors_truncated"`
-	TranscriptBefore               []EvidenceRow   `json:"transcript_before"`
-	TranscriptBeforeTruncated      bool            `json:"transcript_before_truncated"`
-	TranscriptAfter                []EvidenceRow   `json:"transcript_after"`
-	TranscriptAfterTruncated       bool            `json:"transcript_after_truncated"`
-	NearbyToolFailures             []ToolFailure   `json:"nearby_tool_failures"`
-	NearbyToolFailuresTruncated    bool            `json:"nearby_tool_failures_truncated"`
-	NearbyUserCorrections          []EvidenceRow   `json:"nearby_user_corrections"`
-	NearbyUserCorrectionsTruncated bool            `json:"nearby_user_corrections_truncated"`
+	SkillEvents          []SkillEventRow `json:"skill_events,omitempty"`
+	SkillEventsTruncated bool            `json:"skill_events_truncated"`
+	// MCPEvents are the incident's own tool calls (MCP lens): call and
+	// result log rows prove the call happened and how it ended.
+	MCPEvents          []ToolEventRow `json:"mcp_events,omitempty"`
+	MCPEventsTruncated bool           `json:"mcp_events_truncated,omitempty"`
+	// HookEvents are the incident's hook events (hook lens).
+	HookEvents          []HookEventRow `json:"hook_events,omitempty"`
+	HookEventsTruncated bool           `json:"hook_events_truncated,omitempty"`
+	// NearbyToolCalls are the session's tool calls in the correlation
+	// window (hook lens: what the hook ran around); NearbyMCPEvents those
+	// classified as MCP.
+	NearbyToolCalls                []ToolEventRow `json:"nearby_tool_calls,omitempty"`
+	NearbyToolCallsTruncated       bool           `json:"nearby_tool_calls_truncated,omitempty"`
+	NearbyMCPEvents                []ToolEventRow `json:"nearby_mcp_events,omitempty"`
+	NearbyMCPEventsTruncated       bool           `json:"nearby_mcp_events_truncated,omitempty"`
+	SignalAnchors                  []EvidenceRow  `json:"signal_anchors"`
+	SignalAnchorsTruncated         bool           `json:"signal_anchors_truncated"`
+	TranscriptBefore               []EvidenceRow  `json:"transcript_before"`
+	TranscriptBeforeTruncated      bool           `json:"transcript_before_truncated"`
+	TranscriptAfter                []EvidenceRow  `json:"transcript_after"`
+	TranscriptAfterTruncated       bool           `json:"transcript_after_truncated"`
+	NearbyToolFailures             []ToolFailure  `json:"nearby_tool_failures"`
+	NearbyToolFailuresTruncated    bool           `json:"nearby_tool_failures_truncated"`
+	NearbyUserCorrections          []EvidenceRow  `json:"nearby_user_corrections"`
+	NearbyUserCorrectionsTruncated bool           `json:"nearby_user_corrections_truncated"`
 	// NearbyLogs are non-AI log rows of the same host within the
 	// correlation window; NearbyErrors those of error severity or worse.
 	NearbyLogs               []EvidenceRow `json:"nearby_logs"`
@@ -241,6 +296,9 @@ type Investigation struct {
 	NoData           bool     `json:"no_data"`
 	Message          string   `json:"message,omitempty"`
 	SuggestedFilters []string `json:"suggested_filters"`
+	// Matched says what the subject given resolved to (MCP and hook
+	// lenses: "server labby", "hook PostToolUse:Bash").
+	Matched string `json:"matched,omitempty"`
 	// Usage summarizes the subject's events (skill lens).
 	Usage                    []SkillSummary `json:"usage,omitempty"`
 	WindowMinutes            int            `json:"window_minutes"`

@@ -127,6 +127,60 @@ type AbuseSubjectParams struct {
 	Terms []string `json:"terms,omitempty" jsonschema:"abuse terms instead of the defaults (at most 16)"`
 }
 
+// MCPSubjectParams select MCP servers and tools.
+type MCPSubjectParams struct {
+	Target    string `json:"target,omitempty" jsonschema:"an MCP server (labby), a tool name as the agent saw it (mcp__labby__search) or server/tool"`
+	MCPServer string `json:"mcp_server,omitempty" jsonschema:"only this MCP server"`
+	MCPTool   string `json:"mcp_tool,omitempty" jsonschema:"only this MCP tool of the server"`
+	ToolName  string `json:"tool_name,omitempty" jsonschema:"only this tool name as the agent saw it (mcp__server__tool)"`
+}
+
+// HookSubjectParams select hooks.
+type HookSubjectParams struct {
+	Hook         string `json:"hook,omitempty" jsonschema:"a hook as typed: PostToolUse, post_tool_use or PostToolUse:Bash (event, or event:matcher)"`
+	HookEvent    string `json:"hook_event,omitempty" jsonschema:"only this hook event (e.g. PreToolUse)"`
+	HookSource   string `json:"hook_source,omitempty" jsonschema:"only hooks from this source"`
+	EvidenceKind string `json:"evidence_kind,omitempty" jsonschema:"only this evidence kind: runtime_transcript, config_inventory, trusted_hash_state"`
+}
+
+// MCPIncidentsParams are the parameters of mcp_incidents.
+type MCPIncidentsParams struct {
+	IncidentFilterParams
+	MCPSubjectParams
+	IncludeUsage bool `json:"include_usage,omitempty" jsonschema:"also list MCP use without a negative signal"`
+	Limit        int  `json:"limit,omitempty" jsonschema:"maximum incidents (default 20, max 100)"`
+}
+
+// MCPInvestigateParams are the parameters of mcp_investigate.
+type MCPInvestigateParams struct {
+	IncidentFilterParams
+	MCPSubjectParams
+	InvestigateBoundsParams
+}
+
+// HookIncidentsParams are the parameters of hook_incidents.
+type HookIncidentsParams struct {
+	IncidentFilterParams
+	HookSubjectParams
+	IncludeUsage bool `json:"include_usage,omitempty" jsonschema:"also list hook runs without a negative signal"`
+	Limit        int  `json:"limit,omitempty" jsonschema:"maximum incidents (default 20, max 100)"`
+}
+
+// HookInvestigateParams are the parameters of hook_investigate.
+type HookInvestigateParams struct {
+	IncidentFilterParams
+	HookSubjectParams
+	InvestigateBoundsParams
+}
+
+func (m MCPSubjectParams) apply(p *cortex.IncidentParams) {
+	p.Target, p.MCPServer, p.MCPTool, p.ToolName = m.Target, m.MCPServer, m.MCPTool, m.ToolName
+}
+
+func (h HookSubjectParams) apply(p *cortex.IncidentParams) {
+	p.Hook, p.HookEvent, p.HookSource, p.EvidenceKind = h.Hook, h.HookEvent, h.HookSource, h.EvidenceKind
+}
+
 // InvestigateBoundsParams bound investigations.
 type InvestigateBoundsParams struct {
 	Limit                    int  `json:"limit,omitempty" jsonschema:"evidence bundles (default 1 for a skill or incident id, else 3; max 10)"`
@@ -355,6 +409,48 @@ func actions() []Action {
 					return cortex.Investigation{}, err
 				}
 				return s.Investigate(ctx, cortex.LensAbuse, ip)
+			}),
+		define("mcp_incidents", ScopeRead, CostModerate, "GET", "/api/ai/mcp-incidents", "cortex ai mcp-incidents [SERVER|TOOL]",
+			"MCP servers and tools whose calls failed (errors, timeouts, auth, schema, unknown tool) or were followed by user corrections, scored, best first.",
+			func(ctx context.Context, s *Service, _ Caller, p *MCPIncidentsParams) (cortex.IncidentList, error) {
+				ip, err := s.incidentParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.Limit)
+				if err != nil {
+					return cortex.IncidentList{}, err
+				}
+				p.MCPSubjectParams.apply(&ip)
+				ip.IncludeUsage = p.IncludeUsage
+				return s.Incidents(ctx, cortex.LensMCP, ip)
+			}),
+		define("mcp_investigate", ScopeRead, CostExpensive, "GET", "/api/ai/mcp-investigate", "cortex ai mcp-investigate [TARGET]",
+			"Why did an MCP server or tool fail? Its top incident: the calls with the rows proving each call and its outcome, deterministic findings with hints for the right layer, evidence.",
+			func(ctx context.Context, s *Service, _ Caller, p *MCPInvestigateParams) (cortex.Investigation, error) {
+				ip, err := s.investigateParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.InvestigateBoundsParams)
+				if err != nil {
+					return cortex.Investigation{}, err
+				}
+				p.MCPSubjectParams.apply(&ip.IncidentParams)
+				return s.Investigate(ctx, cortex.LensMCP, ip)
+			}),
+		define("hook_incidents", ScopeRead, CostModerate, "GET", "/api/ai/hook-incidents", "cortex ai hook-incidents [HOOK]",
+			"Hooks that failed, timed out, blocked the agent, fired too often or were followed by corrections, scored; each states its evidence basis (runtime vs configuration).",
+			func(ctx context.Context, s *Service, _ Caller, p *HookIncidentsParams) (cortex.IncidentList, error) {
+				ip, err := s.incidentParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.Limit)
+				if err != nil {
+					return cortex.IncidentList{}, err
+				}
+				p.HookSubjectParams.apply(&ip)
+				ip.IncludeUsage = p.IncludeUsage
+				return s.Incidents(ctx, cortex.LensHook, ip)
+			}),
+		define("hook_investigate", ScopeRead, CostExpensive, "GET", "/api/ai/hook-investigate", "cortex ai hook-investigate [HOOK]",
+			"Why did a hook fail or get in the way? Its top incident: hook events, tool calls around it, deterministic findings with the evidence basis stated, evidence.",
+			func(ctx context.Context, s *Service, _ Caller, p *HookInvestigateParams) (cortex.Investigation, error) {
+				ip, err := s.investigateParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.InvestigateBoundsParams)
+				if err != nil {
+					return cortex.Investigation{}, err
+				}
+				p.HookSubjectParams.apply(&ip.IncidentParams)
+				return s.Investigate(ctx, cortex.LensHook, ip)
 			}),
 		define("mcp_events", ScopeRead, CostCheap, "GET", "/api/ai/mcp-events", "cortex ai mcp-events",
 			"Tool and MCP calls with their results (call and result merged), newest first.",

@@ -81,6 +81,8 @@ type Result struct {
 	NoData           bool                     `json:"no_data"`
 	Message          string                   `json:"message,omitempty"`
 	SuggestedFilters []string                 `json:"suggested_filters"`
+	// Matched says what an MCP target or hook name resolved to.
+	Matched string `json:"matched,omitempty"`
 }
 
 // Investigator builds evidence bundles (the app service).
@@ -126,7 +128,8 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 		return Result{}, err
 	}
 	res := Result{Target: t.Name, Mode: mode, Assessments: []Assessment{}, Total: inv.Total, OtherMatching: inv.OtherMatching,
-		NoIncident: inv.NoIncident, NoData: inv.NoData, Message: inv.Message, SuggestedFilters: inv.SuggestedFilters}
+		NoIncident: inv.NoIncident, NoData: inv.NoData, Message: inv.Message, SuggestedFilters: inv.SuggestedFilters,
+		Matched: inv.Matched}
 	if inv.NoData {
 		// Nothing to assess is an error here (investigate reports it as
 		// an empty answer): the caller named something that is not there.

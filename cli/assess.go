@@ -19,15 +19,19 @@ import (
 // AssessOptions are the flags of `cortex assess <target>`.
 type AssessOptions struct {
 	scopeFlags
-	Target     string
-	Skill      string
-	Plugin     string
-	Terms      []string
-	Window     int
-	IncidentID string
-	Signals    []string
-	MinScore   float64
-	All        bool
+	Target string
+	Skill  string
+	// Subject is the positional argument: a skill, an MCP target or a hook.
+	Subject string
+	// MCP and hook subject flags.
+	Server, MCPTool, ToolName, Hook string
+	Plugin                          string
+	Terms                           []string
+	Window                          int
+	IncidentID                      string
+	Signals                         []string
+	MinScore                        float64
+	All                             bool
 	// CorrelationWindow and MaxBytes bound the evidence.
 	CorrelationWindow int
 	MaxBytes          int
@@ -90,8 +94,10 @@ func newCmdAssessTarget(f *Factory, target string, runF func(context.Context, *A
 		fl.StringVar(&opts.Plugin, "plugin", "", "only skills of this plugin")
 	case "abuse":
 		fl.StringSliceVar(&opts.Terms, "term", nil, "abuse terms to look for instead of the defaults (repeatable)")
+	case "mcp":
+		mcpSubjectFlags(cmd, &opts.Server, &opts.MCPTool, &opts.ToolName)
 	case "hooks":
-		fl.StringVar(&opts.Skill, "hook", "", "the hook (name like PostToolUse:Bash, or event)")
+		fl.StringVar(&opts.Hook, "hook", "", "the hook: PostToolUse, post_tool_use or PostToolUse:Bash")
 	}
 	fl.IntVar(&opts.Window, "window", incident.DefaultWindowMinutes, "minutes without a candidate that end an incident")
 	fl.StringVar(&opts.IncidentID, "incident-id", "", "assess this incident (found at any rank)")
@@ -109,7 +115,7 @@ func newCmdAssessTarget(f *Factory, target string, runF func(context.Context, *A
 	cmd.MarkFlagsMutuallyExclusive("no-llm", "dry-run")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
-			opts.Skill = args[0]
+			opts.Subject = args[0]
 		}
 		if runF != nil {
 			return runF(cmd.Context(), opts)
@@ -128,8 +134,20 @@ func (o *AssessOptions) params(f *Factory) (assess.Params, error) {
 	if limit == 0 && !o.All {
 		limit = 1
 	}
+	skill, target, hook := "", "", o.Hook
+	switch o.Target {
+	case "skill":
+		skill = o.Subject
+	case "mcp":
+		target = o.Subject
+	case "hooks":
+		if o.Subject != "" {
+			hook = o.Subject
+		}
+	}
 	ip := cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Tool: cortex.Tool(o.Tool), Project: o.Project,
-		Session: o.Session, Host: o.Host, Since: since, Until: until, Skill: o.Skill, Plugin: o.Plugin, Terms: o.Terms,
+		Session: o.Session, Host: o.Host, Since: since, Until: until, Skill: skill, Plugin: o.Plugin, Terms: o.Terms,
+		Target: target, MCPServer: o.Server, MCPTool: o.MCPTool, ToolName: o.ToolName, Hook: hook,
 		WindowMinutes: o.Window, IncidentID: o.IncidentID, Signals: o.Signals, MinScore: o.MinScore, Limit: limit}, All: o.All,
 		CorrelationWindowMinutes: o.CorrelationWindow, MaxBytes: o.MaxBytes}
 	return assess.Params{InvestigateParams: ip, Surface: cortex.SurfaceCLI, NoLLM: o.NoLLM, DryRun: o.DryRun, Model: o.Model}, nil
@@ -192,6 +210,9 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 // printAssessment prints what was not streamed: the header and findings
 // of assessments without an LLM run, dry-run previews, outcomes.
 func printAssessment(f *Factory, res assess.Result) {
+	if res.Matched != "" {
+		f.IO.Printf("Matched %s\n", OneLine(res.Matched, 0))
+	}
 	if res.Message != "" {
 		f.IO.Printf("%s\n", OneLine(res.Message, 0))
 	}

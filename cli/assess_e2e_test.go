@@ -105,6 +105,15 @@ func TestAssessEndToEnd(t *testing.T) {
 	if code != 6 || !strings.Contains(errOut, "rate_limited_per_minute") {
 		t.Fatalf("third run in a minute: exit %d, %s", code, errOut)
 	}
+	// MCP and hook assessments: the target forms resolve, each action has
+	// its own limits, and the run goes through the same guarded runner.
+	for _, args := range [][]string{{"mcp", "labby"}, {"hooks", "--hook", "post_tool_use:bash"}} {
+		out, errOut, code := e.run(append([]string{"--db", db, "assess"}, args...)...)
+		if code != 0 || !strings.Contains(out, "Matched ") || !strings.Contains(out, "Findings") ||
+			!strings.Contains(out, "Prompt had ") || !strings.Contains(out, "audited as llm-") {
+			t.Fatalf("assess %v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
 	// The kill switch.
 	e.vars = append(e.vars, "CORTEX_LLM_ENABLED=false")
 	_, errOut, code = e.run("--db", db, "assess", "abuse")
@@ -121,20 +130,14 @@ func TestAssessEndToEnd(t *testing.T) {
 			t.Fatalf("audit row %+v", inv)
 		}
 	}
-	if audit.Total != 5 || statuses["success"] != 2 || statuses["dry_run"] != 1 || statuses["rate_limited"] != 1 || statuses["disabled"] != 1 {
+	if audit.Total != 7 || statuses["success"] != 4 || statuses["dry_run"] != 1 || statuses["rate_limited"] != 1 || statuses["disabled"] != 1 {
 		t.Fatalf("audit: %d rows %v", audit.Total, statuses)
 	}
-	e.json(&audit, "--db", db, "ai", "llm-invocations", "--status", "success", "--json")
+	e.json(&audit, "--db", db, "ai", "llm-invocations", "--status", "success", "--action", "skill_assess", "--json")
 	if audit.Total != 2 || *audit.Invocations[0].OutputBytes == 0 || audit.Invocations[0].Model != "gemini-3.1-flash-lite-preview" {
 		t.Fatalf("success rows: %+v", audit)
 	}
 
-	// MCP and hook assessments need lenses that do not exist yet: a
-	// clear error, no audit row.
-	_, errOut, code = e.run("--db", db, "assess", "mcp", "labby")
-	if code != 7 || !strings.Contains(errOut, "not available yet") {
-		t.Fatalf("assess mcp: exit %d, %s", code, errOut)
-	}
 	_, errOut, code = e.run("--db", db, "assess", "skill", "no-such-skill")
 	if code != 3 || !strings.Contains(errOut, "no-such-skill") || !strings.Contains(errOut, "try:") {
 		t.Fatalf("unknown skill: exit %d, %s", code, errOut)

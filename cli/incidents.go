@@ -18,13 +18,17 @@ type IncidentOptions struct {
 	scopeFlags
 	Skill, Plugin string
 	Terms         []string
-	Window        int
-	Signals       []string
-	MinScore      float64
-	IncidentID    string
-	IncludeUsage  bool
-	Limit         int
-	JSON          bool
+	// MCP lens subject.
+	Target, Server, MCPTool, ToolName string
+	// Hook lens subject.
+	Hook, HookEvent, HookSource, EvidenceKind string
+	Window                                    int
+	Signals                                   []string
+	MinScore                                  float64
+	IncidentID                                string
+	IncludeUsage                              bool
+	Limit                                     int
+	JSON                                      bool
 	// Investigation flags.
 	All               bool
 	CorrelationWindow int
@@ -52,6 +56,16 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 			fl.StringVar(&o.Skill, "skill", "", "only this skill (e.g. lavra:lavra-plan)")
 			fl.BoolVar(&o.IncludeUsage, "include-usage", false, "also list skill use without a negative signal")
 		}
+	case cortex.LensMCP:
+		mcpSubjectFlags(cmd, &o.Server, &o.MCPTool, &o.ToolName)
+		if !investigate {
+			fl.BoolVar(&o.IncludeUsage, "include-usage", false, "also list MCP use without a negative signal")
+		}
+	case cortex.LensHook:
+		hookSubjectFlags(cmd, &o.HookEvent, &o.HookSource, &o.EvidenceKind)
+		if !investigate {
+			fl.BoolVar(&o.IncludeUsage, "include-usage", false, "also list hook runs without a negative signal")
+		}
 	}
 	if investigate {
 		fl.IntVar(&o.Limit, "limit", 0, fmt.Sprintf("evidence bundles to build (default 1 for one skill or id, else %d; max %d)",
@@ -72,7 +86,37 @@ func (o *IncidentOptions) params(f *Factory) (cortex.IncidentParams, error) {
 	}
 	return cortex.IncidentParams{Tool: cortex.Tool(o.Tool), Project: o.Project, Session: o.Session, Host: o.Host,
 		Since: since, Until: until, Skill: o.Skill, Plugin: o.Plugin, Terms: o.Terms, WindowMinutes: o.Window,
-		Signals: o.Signals, MinScore: o.MinScore, IncidentID: o.IncidentID, IncludeUsage: o.IncludeUsage, Limit: o.Limit}, nil
+		Signals: o.Signals, MinScore: o.MinScore, IncidentID: o.IncidentID, IncludeUsage: o.IncludeUsage, Limit: o.Limit,
+		Target: o.Target, MCPServer: o.Server, MCPTool: o.MCPTool, ToolName: o.ToolName,
+		Hook: o.Hook, HookEvent: o.HookEvent, HookSource: o.HookSource, EvidenceKind: o.EvidenceKind}, nil
+}
+
+// mcpSubjectFlags registers the MCP subject flags (the positional TARGET
+// takes any form).
+func mcpSubjectFlags(cmd *cobra.Command, server, tool, toolName *string) {
+	cmd.Flags().StringVar(server, "server", "", "only this MCP server (e.g. labby)")
+	cmd.Flags().StringVar(tool, "mcp-tool", "", "only this MCP tool of the server (e.g. search)")
+	cmd.Flags().StringVar(toolName, "tool-name", "", "only this tool name as the agent saw it (e.g. mcp__labby__search)")
+}
+
+// hookSubjectFlags registers the hook subject flags (the positional HOOK
+// takes PostToolUse, post_tool_use or PostToolUse:Bash).
+func hookSubjectFlags(cmd *cobra.Command, event, source, evidence *string) {
+	cmd.Flags().StringVar(event, "hook-event", "", "only this hook event (e.g. PreToolUse)")
+	cmd.Flags().StringVar(source, "source", "", "only hooks from this source (e.g. claude:user:settings.json)")
+	cmd.Flags().StringVar(evidence, "evidence-kind", "", "only this evidence kind: runtime_transcript, config_inventory, trusted_hash_state")
+}
+
+// setSubject puts a positional argument into the lens's subject.
+func (o *IncidentOptions) setSubject(arg string) {
+	switch o.Lens {
+	case cortex.LensSkill:
+		o.Skill = arg
+	case cortex.LensMCP:
+		o.Target = arg
+	case cortex.LensHook:
+		o.Hook = arg
+	}
 }
 
 // NewCmdAIIncidents builds `cortex ai incidents` (abuse) and `cortex ai
@@ -103,8 +147,41 @@ Skill use without a signal is usage, listed only with --include-usage.`
   cortex ai skill-incidents --plugin lavra --signal user_correction_after_skill
   cortex ai skill-incidents --skill verify --include-usage --json`
 	}
+	switch lens {
+	case cortex.LensMCP:
+		cmd.Use, cmd.Args = "mcp-incidents [SERVER|TOOL]", cobra.MaximumNArgs(1)
+		cmd.Short = "MCP tools and servers that failed their calls: errors, timeouts, auth, schema, corrections, scored"
+		cmd.Long = `An MCP incident is a burst of calls to one MCP server and tool in one session with at
+least one negative signal:
+  repeated_call_failure            two or more calls failed (structured error or exit status)
+  timeout_or_rate_limit            the result says timed out / rate limited
+  auth_or_permission_failure       the result says unauthorized / forbidden / permission denied
+  schema_or_validation_error       the result says invalid arguments / validation failed
+  unknown_tool_or_server           unknown tool, server not found or disconnected
+  user_correction_after_tool_call  the user corrects the agent after the call
+Builtin tools are context only, never MCP incidents. SERVER|TOOL may be a server
+(labby), a tool name as the agent saw it (mcp__labby__search) or server/tool.`
+		cmd.Example = `  cortex ai mcp-incidents --since 7d
+  cortex ai mcp-incidents labby --signal timeout_or_rate_limit
+  cortex ai mcp-incidents mcp__labby__search --json`
+	case cortex.LensHook:
+		cmd.Use, cmd.Args = "hook-incidents [HOOK]", cobra.MaximumNArgs(1)
+		cmd.Short = "Hooks that failed, timed out, blocked the agent or fired too often, scored"
+		cmd.Long = `A hook incident is a burst of runs of one hook in one session with a negative signal:
+  hook_failed, hook_timed_out, hook_output_parse_error, hook_invoked_too_often,
+  user_correction_after_hook, hook_blocked_agent_flow, hook_not_invoked.
+Only runtime transcript rows prove a hook ran; configuration (hooks.json, settings,
+[hooks.state]) says it was expected, never that it executed — every incident says
+which (evidence_basis). HOOK may be PostToolUse, post_tool_use or PostToolUse:Bash.`
+		cmd.Example = `  cortex ai hook-incidents --since 7d
+  cortex ai hook-incidents PostToolUse:Bash
+  cortex ai hook-incidents --hook-event Stop --json`
+	}
 	opts.register(cmd, lens, false)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			opts.setSubject(args[0])
+		}
 		if runF != nil {
 			return runF(cmd.Context(), opts)
 		}
@@ -133,25 +210,27 @@ func incidentsRun(ctx context.Context, f *Factory, opts *IncidentOptions) error 
 
 func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 	if len(res.Incidents) == 0 {
-		if lens == cortex.LensSkill {
+		switch lens {
+		case cortex.LensSkill:
 			f.IO.Printf("No skill incidents: no skill use was followed by a negative signal. (See all use: --include-usage)\n")
-		} else {
+		case cortex.LensMCP:
+			f.IO.Printf("No MCP incidents: no MCP calls with a negative signal. (See all use: --include-usage)\n")
+		case cortex.LensHook:
+			f.IO.Printf("No hook incidents: no hook runs with a negative signal. (See all runs: --include-usage)\n")
+		default:
 			f.IO.Printf("No abuse incidents found.\n")
 		}
 		printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
 		return
 	}
 	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-	what := "TERMS"
-	if lens == cortex.LensSkill {
-		what = "SKILL"
+	what := map[string]string{cortex.LensSkill: "SKILL", cortex.LensMCP: "MCP", cortex.LensHook: "HOOK"}[lens]
+	if what == "" {
+		what = "TERMS"
 	}
 	fmt.Fprintf(w, "SCORE\tLABEL\t%s\tSIGNALS\tTOOL\tSESSION\tLAST SEEN\tID\n", what)
 	for _, inc := range res.Incidents {
-		subject := strings.Join(inc.Terms, ",")
-		if lens == cortex.LensSkill {
-			subject = inc.SkillName
-		}
+		subject := incidentSubject(inc)
 		fmt.Fprintf(w, "%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inc.Score, inc.Label, OneLine(subject, 40),
 			signalSummary(inc), inc.Tool, shortSession(inc.SessionID), inc.LastSeen[:16], inc.ID)
 	}
@@ -160,6 +239,25 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 		f.IO.Printf("(showing %d of %d; use --limit or narrow the filters)\n", len(res.Incidents), res.Total)
 	}
 	printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
+}
+
+// incidentSubject names an incident's subject in one short string.
+func incidentSubject(inc cortex.Incident) string {
+	switch inc.Lens {
+	case cortex.LensSkill:
+		return inc.SkillName
+	case cortex.LensMCP:
+		if inc.MCPTool != "" {
+			return inc.MCPServer + "/" + inc.MCPTool
+		}
+		return inc.MCPServer
+	case cortex.LensHook:
+		if inc.HookName != "" {
+			return inc.HookName
+		}
+		return inc.HookEvent
+	}
+	return strings.Join(inc.Terms, ",")
 }
 
 func printScan(f *Factory, rows int, truncated bool) {
@@ -181,7 +279,10 @@ func signalSummary(inc cortex.Incident) string {
 }
 
 func shortSignal(s string) string {
-	return strings.TrimSuffix(strings.TrimSuffix(s, "_after_skill"), "_instruction")
+	for _, suffix := range []string{"_after_skill", "_instruction", "_after_tool_call", "_after_hook"} {
+		s = strings.TrimSuffix(s, suffix)
+	}
+	return s
 }
 
 // NewCmdAIInvestigate builds `cortex ai investigate` (abuse) and `cortex ai
@@ -199,7 +300,8 @@ without any LLM.`,
   cortex ai investigate --incident-id inc-… --json`,
 		Args: cobra.NoArgs,
 	}
-	if lens == cortex.LensSkill {
+	switch lens {
+	case cortex.LensSkill:
 		cmd.Use = "skill-investigate [SKILL]"
 		cmd.Short = "Why did this skill go wrong? Evidence and findings for its top incident"
 		cmd.Long = `Give a skill name and get its top incident: header with score and signals, deterministic
@@ -212,11 +314,34 @@ wider --since).`
   cortex ai skill-investigate worktree --tool codex --json
   cortex ai skill-investigate --incident-id skill-inc-…`
 		cmd.Args = cobra.MaximumNArgs(1)
+	case cortex.LensMCP:
+		cmd.Use, cmd.Args = "mcp-investigate [TARGET]", cobra.MaximumNArgs(1)
+		cmd.Short = "Why did this MCP server or tool fail? Evidence and findings for its top incident"
+		cmd.Long = `TARGET is an MCP server (labby), a tool name as the agent saw it (mcp__labby__search)
+or server/tool (labby/search); the answer says what it matched. You get the top incident:
+the calls with the rows that prove each call happened and the rows that prove its result
+or failure, deterministic findings with hints aimed at the right layer (tool description,
+server, agent instruction), and evidence excerpts. A target used without a negative
+signal gets a low-severity usage summary; an unknown one gets suggestions.`
+		cmd.Example = `  cortex ai mcp-investigate labby --since 7d
+  cortex ai mcp-investigate mcp__labby__search
+  cortex ai mcp-investigate labby/search --json`
+	case cortex.LensHook:
+		cmd.Use, cmd.Args = "hook-investigate [HOOK]", cobra.MaximumNArgs(1)
+		cmd.Short = "Why did this hook fail or get in the way? Evidence and findings for its top incident"
+		cmd.Long = `HOOK is a hook as you would type it: PostToolUse, post_tool_use or PostToolUse:Bash
+(case and separators do not matter; by event, or event:matcher). You get the top
+incident: its hook events, the tool calls around it, deterministic findings and
+evidence, with the evidence basis stated — runtime transcript rows prove a hook ran,
+configuration alone never does. A hook that ran without problems gets a low-severity
+usage summary; no hook evidence gets a clear no-data answer with suggestions.`
+		cmd.Example = `  cortex ai hook-investigate PostToolUse:Bash --since 7d
+  cortex ai hook-investigate post_tool_use --json`
 	}
 	opts.register(cmd, lens, true)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
-			opts.Skill = args[0]
+			opts.setSubject(args[0])
 		}
 		if runF != nil {
 			return runF(cmd.Context(), opts)

@@ -14,6 +14,9 @@ import (
 // matching incidents. All transcript text is passed through OneLine (no
 // control characters reach the terminal).
 func printInvestigation(f *Factory, inv cortex.Investigation) {
+	if inv.Matched != "" {
+		f.IO.Printf("Matched %s\n", OneLine(inv.Matched, 0))
+	}
 	if inv.Message != "" {
 		f.IO.Printf("%s\n", OneLine(inv.Message, 0))
 	}
@@ -64,6 +67,13 @@ func printIncidentHead(f *Factory, inc cortex.Incident) {
 		subject = "skill " + OneLine(inc.SkillName, 80)
 	case cortex.LensAbuse:
 		subject = "abuse terms " + strings.Join(inc.Terms, ", ")
+	case cortex.LensMCP:
+		subject = "MCP " + OneLine(incidentSubject(inc), 80)
+	case cortex.LensHook:
+		subject = "hook " + OneLine(incidentSubject(inc), 80)
+		if inc.EvidenceBasis != "" {
+			subject += " [" + inc.EvidenceBasis + "]"
+		}
 	}
 	f.IO.Printf("%s  %s (score %.0f)  %s\n", inc.ID, strings.ToUpper(inc.Label), inc.Score, subject)
 	f.IO.Printf("  %s · session %s · host %s", inc.Tool, OneLine(inc.SessionID, 40), OneLine(inc.Hostname, 40))
@@ -81,6 +91,9 @@ func printIncidentHead(f *Factory, inc cortex.Incident) {
 // printFindings prints deterministic findings with their hints.
 func printFindings(f *Factory, fs cortex.Findings) {
 	f.IO.Printf("\nFindings\n")
+	if fs.EvidenceBasis != "" {
+		f.IO.Printf("  evidence basis: %s\n", fs.EvidenceBasis)
+	}
 	for _, m := range fs.FailureModes {
 		f.IO.Printf("  • %s (%s confidence)%s\n", m.Category, m.Confidence, evidenceRef(m.EvidenceIDs, m.MCPEventIDs))
 		if m.Why != "" {
@@ -101,6 +114,27 @@ func printFindings(f *Factory, fs cortex.Findings) {
 // printEvidence prints evidence excerpts of a bundle.
 func printEvidence(f *Factory, b cortex.Bundle) {
 	f.IO.Printf("\nEvidence\n")
+	if len(b.MCPEvents) > 0 {
+		f.IO.Printf("  MCP calls (%d%s; call row proves the call, result row its outcome):\n", len(b.MCPEvents), more(b.MCPEventsTruncated))
+		for _, c := range b.MCPEvents {
+			f.IO.Printf("    [mcp %d] %s %s %s  call row %s, result row %s  %s\n", c.ID, c.Timestamp[11:19], OneLine(c.ToolName, 50),
+				c.Status, rowRef(c.CallLogID), rowRef(c.ResultLogID), OneLine(c.ErrorText, 120))
+		}
+	}
+	if len(b.HookEvents) > 0 {
+		f.IO.Printf("  hook events (%d%s):\n", len(b.HookEvents), more(b.HookEventsTruncated))
+		for _, h := range b.HookEvents {
+			exit := ""
+			if h.ExitCode != nil {
+				exit = fmt.Sprintf(" exit %d", *h.ExitCode)
+			}
+			f.IO.Printf("    [hook %d] %s %s %s%s %s  %s\n", h.ID, h.Timestamp[11:19], OneLine(h.HookEvent+" "+h.HookName, 50),
+				h.Status, exit, h.EvidenceKind, OneLine(h.StderrPreview, 100))
+		}
+	}
+	if len(b.NearbyToolCalls) > 0 {
+		f.IO.Printf("  tool calls nearby: %d%s (see --json)\n", len(b.NearbyToolCalls), more(b.NearbyToolCallsTruncated))
+	}
 	section(f, "signal anchors", b.SignalAnchors, b.SignalAnchorsTruncated, 240)
 	section(f, "transcript before", tail(b.TranscriptBefore, 5), b.TranscriptBeforeTruncated || len(b.TranscriptBefore) > 5, 160)
 	section(f, "transcript after", head(b.TranscriptAfter, 8), b.TranscriptAfterTruncated || len(b.TranscriptAfter) > 8, 160)
@@ -124,6 +158,13 @@ func printEvidence(f *Factory, b cortex.Bundle) {
 	if len(b.NearbyLogs) > 0 {
 		f.IO.Printf("  nearby logs: %d%s (see --json)\n", len(b.NearbyLogs), more(b.NearbyLogsTruncated))
 	}
+}
+
+func rowRef(id *int64) string {
+	if id == nil {
+		return "-"
+	}
+	return fmt.Sprint(*id)
 }
 
 func evidenceRef(logIDs, mcpIDs []int64) string {

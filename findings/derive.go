@@ -101,6 +101,57 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 		}
 	}
 
+	// The incident's own MCP calls: their error text is MCP voice, read
+	// only by rules of that voice (the MCP lens), so that a builtin tool's
+	// failure nearby never becomes an MCP finding.
+	for _, ev := range mcpCallErrors(b) {
+		norm := phrase.Normalize(ev.ErrorText)
+		for i := range r.rules {
+			ru := &r.rules[i]
+			if ru.voices&voiceMCP == 0 {
+				continue
+			}
+			labels := ru.find(norm)
+			if len(labels) == 0 {
+				continue
+			}
+			h := get(ru.category)
+			h.events[ev.ID] = true
+			for _, id := range []*int64{ev.ResultLogID, ev.CallLogID} {
+				if id != nil {
+					h.logIDs[*id] = true
+				}
+			}
+			for _, l := range labels {
+				h.labels[l] = true
+			}
+		}
+	}
+
+	// The hook lens's own evidence: its hook events and signals (see
+	// hookEvidence; nil for other lenses). Rows count, cited ids do not.
+	for _, e := range hookEvidence(r, b) {
+		if _, ok := r.index[e.category]; !ok {
+			continue
+		}
+		h := get(e.category)
+		for _, id := range e.rows {
+			h.rows[id], h.logIDs[id] = true, true
+		}
+		for _, id := range e.cite {
+			h.logIDs[id] = true
+		}
+		for _, id := range e.events {
+			h.events[id] = true
+		}
+		if e.signal != "" {
+			h.signals[e.signal] = true
+		}
+		for _, l := range e.labels {
+			h.labels[l] = true
+		}
+	}
+
 	// Supporting signals.
 	inc := &b.Incident
 	for i := range r.rules {
@@ -157,26 +208,56 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 	}
 	out.Factors = r.factors(b)
 	out.OpenQuestions = r.questions(b, matched, allLow)
+	hookFinish(r, b, &out) // evidence basis and open questions (hook lens)
 	return out
 }
 
-// countExtraEvents counts the matched tool failures of h whose log ids are
-// not already matched rows, so one failure seen both as a row and as an
-// event counts once.
+// countExtraEvents counts the matched tool failures and MCP calls of h
+// whose log ids are not already matched rows, so one failure seen both as
+// a row and as an event (or as a tool failure and an MCP call) counts
+// once.
 func countExtraEvents(b *cortex.Bundle, h *hit) int {
 	n := 0
 	seen := map[int64]bool{}
-	for _, tf := range b.NearbyToolFailures {
-		if !h.events[tf.EventID] || seen[tf.EventID] {
-			continue
+	count := func(id int64, logs ...*int64) {
+		if !h.events[id] || seen[id] {
+			return
 		}
-		seen[tf.EventID] = true
-		if (tf.ResultLogID != nil && h.rows[*tf.ResultLogID]) || (tf.CallLogID != nil && h.rows[*tf.CallLogID]) {
-			continue
+		seen[id] = true
+		for _, l := range logs {
+			if l != nil && h.rows[*l] {
+				return
+			}
 		}
 		n++
 	}
+	for _, tf := range b.NearbyToolFailures {
+		count(tf.EventID, tf.ResultLogID, tf.CallLogID)
+	}
+	for _, ev := range mcpCallErrors(b) {
+		count(ev.ID, ev.ResultLogID, ev.CallLogID)
+	}
 	return n
+}
+
+// voiceMCP is the error text of the incident's own MCP calls
+// (Bundle.MCPEvents): only rules of the MCP lens read it.
+const voiceMCP voice = 1 << 7
+
+// mcpCallErrors returns the incident's own MCP calls that carry error
+// text, deduplicated by event id (the first occurrence wins).
+func mcpCallErrors(b *cortex.Bundle) []*cortex.ToolEventRow {
+	seen := map[int64]bool{}
+	var out []*cortex.ToolEventRow
+	for i := range b.MCPEvents {
+		ev := &b.MCPEvents[i]
+		if ev.ErrorText == "" || seen[ev.ID] {
+			continue
+		}
+		seen[ev.ID] = true
+		out = append(out, ev)
+	}
+	return out
 }
 
 // confidence maps a count of distinct evidence to a level.

@@ -218,10 +218,11 @@ func TestFactors(t *testing.T) {
 }
 
 func TestForLens(t *testing.T) {
-	if ForLens(cortex.LensAbuse) != Abuse() || ForLens(cortex.LensSkill) != Skill() {
+	if ForLens(cortex.LensAbuse) != Abuse() || ForLens(cortex.LensSkill) != Skill() || ForLens(cortex.LensMCP) != MCP() ||
+		ForLens(cortex.LensHook) != Hook() || MCP() == nil {
 		t.Fatal("ForLens does not return the lens rule sets")
 	}
-	for _, l := range []string{cortex.LensMCP, cortex.LensHook, "", "nope"} {
+	for _, l := range []string{"", "nope"} {
 		if ForLens(l) != nil {
 			t.Errorf("ForLens(%q) != nil", l)
 		}
@@ -235,7 +236,7 @@ func TestForLens(t *testing.T) {
 		}
 	}
 	// Unknown lens: still the generic factors and questions.
-	b.Incident.Lens = cortex.LensHook
+	b.Incident.Lens = "nope"
 	b.NearbyToolFailures = []cortex.ToolFailure{{EventID: 1}, {EventID: 2}}
 	if f := Derive(b); len(f.Factors) != 1 || f.OpenQuestions[0] != questionUnknown {
 		t.Fatalf("got %+v", f)

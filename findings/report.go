@@ -130,10 +130,14 @@ func truncated(b *cortex.Bundle) []string {
 		set  bool
 	}{
 		{"skill_events", b.SkillEventsTruncated},
+		{"mcp_events", b.MCPEventsTruncated},
+		{"hook_events", b.HookEventsTruncated},
 		{"signal_anchors", b.SignalAnchorsTruncated},
 		{"transcript_before", b.TranscriptBeforeTruncated},
 		{"transcript_after", b.TranscriptAfterTruncated},
 		{"nearby_tool_failures", b.NearbyToolFailuresTruncated},
+		{"nearby_tool_calls", b.NearbyToolCallsTruncated},
+		{"nearby_mcp_events", b.NearbyMCPEventsTruncated},
 		{"nearby_user_corrections", b.NearbyUserCorrectionsTruncated},
 		{"nearby_logs", b.NearbyLogsTruncated},
 		{"nearby_errors", b.NearbyErrorsTruncated},

@@ -148,16 +148,19 @@ func (r *Rules) hint(i int, inc *cortex.Incident) string {
 // unknown category.
 var fallback = newRules("", nil, nil)
 
-// ForLens returns the rule set of a lens: [Abuse] for cortex.LensAbuse,
-// [Skill] for cortex.LensSkill, and nil for any other lens (including the
-// MCP and hook lenses until their rule sets exist). A nil result is still
-// usable: its Derive yields the lens-independent findings only.
+// ForLens returns the rule set of a lens ([Abuse], [Skill], [MCP],
+// [Hook]), and nil for any other lens. A nil result is still usable: its
+// Derive yields the lens-independent findings only.
 func ForLens(lens string) *Rules {
 	switch lens {
 	case cortex.LensAbuse:
 		return abuseRules
 	case cortex.LensSkill:
 		return skillRules
+	case cortex.LensMCP:
+		return MCP()
+	case cortex.LensHook:
+		return Hook()
 	}
 	return nil
 }

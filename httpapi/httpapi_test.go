@@ -85,6 +85,7 @@ var minimal = map[string]string{
 	"skill_incidents": "", "skill_investigate": "skill=lavra:lavra-plan", "skill_assess": "skill=lavra:lavra-plan",
 	"abuse": "", "abuse_incidents": "", "abuse_investigate": "", "mcp_events": "errors=true", "hook_events": "",
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
+	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
 }
 
 func TestEveryActionHasARouteThatAnswers(t *testing.T) {

@@ -51,6 +51,34 @@ type Lens interface {
 	subject(k groupKey, inc *cortex.Incident)
 	// extras adds the lens's own evidence to a bundle.
 	extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error
+	// subjectFirst says whether p names the lens's subject (a skill, an
+	// MCP server or tool, a hook): investigations then show the top
+	// incident only, and usage when there is no incident.
+	subjectFirst(p *cortex.IncidentParams) bool
+	// describe names the selected subject for messages ("skill \"x\"").
+	describe(p *cortex.IncidentParams) string
+	// usage reports how much the named subject was used in the range
+	// (events, sessions) and any usage rows to show; zero events means
+	// no usage (an investigation then answers no data).
+	usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (usageReport, error)
+	// suggest explains an empty answer with lens-specific hints.
+	suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (string, []string)
+}
+
+// matcher is implemented by lenses whose subject is resolved against the
+// store (MCP targets, hook names): matched says what p resolved to ("MCP
+// server labby"), "" when nothing matched.
+type matcher interface {
+	matched(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) string
+}
+
+// usageReport is a subject's use without a negative signal.
+type usageReport struct {
+	Events, Sessions int64
+	// Noun names the events ("skill events", "MCP calls", "hook runs").
+	Noun string
+	// Skills is the usage table of the skill lens.
+	Skills []cortex.SkillSummary
 }
 
 // Engine finds incidents in the store through a lens.
@@ -65,7 +93,8 @@ func New(db *sqlite.DB) *Engine { return &Engine{db: db, CandidateCap: Candidate
 
 // Lenses returns the lenses by name.
 func Lenses() map[string]Lens {
-	return map[string]Lens{cortex.LensAbuse: abuseLens{}, cortex.LensSkill: skillLens{}}
+	return map[string]Lens{cortex.LensAbuse: abuseLens{}, cortex.LensSkill: skillLens{}, cortex.LensMCP: mcpLens{},
+		cortex.LensHook: hookLens{}}
 }
 
 // LensByName returns the named lens or an invalid-argument error.
@@ -73,7 +102,7 @@ func LensByName(name string) (Lens, error) {
 	if l, ok := Lenses()[name]; ok {
 		return l, nil
 	}
-	return nil, cortex.Errorf(cortex.CodeInvalid, "unknown incident lens %q (use abuse or skill)", name)
+	return nil, cortex.Errorf(cortex.CodeInvalid, "unknown incident lens %q (use abuse, skill, mcp or hook)", name)
 }
 
 // run is the result of one pass of the engine: every listed incident

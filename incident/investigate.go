@@ -27,7 +27,7 @@ const (
 // but no incident it shows its most recent usage as a low-severity
 // summary; when nothing matches it says so and suggests other filters.
 func (e *Engine) Investigate(ctx context.Context, l Lens, p cortex.InvestigateParams) (cortex.Investigation, error) {
-	subjectFirst := p.IncidentID == "" && (p.Skill != "" || p.Plugin != "")
+	subjectFirst := p.IncidentID == "" && l.subjectFirst(&p.IncidentParams)
 	want, clamped, err := bundleCount(p, subjectFirst)
 	if err != nil {
 		return cortex.Investigation{}, err
@@ -45,6 +45,9 @@ func (e *Engine) Investigate(ctx context.Context, l Lens, p cortex.InvestigatePa
 		Bundles: []cortex.Bundle{}, Total: len(r.incidents), CandidateRows: r.candidateRows,
 		CandidateWindowTruncated: r.truncated, LimitClampedTo: clamped, OtherMatching: []cortex.IncidentSummary{},
 		SuggestedFilters: []string{}, WindowMinutes: r.window, CorrelationWindowMinutes: int(o.corr / time.Minute),
+	}
+	if m, ok := l.(matcher); ok {
+		out.Matched = m.matched(ctx, e.db, &ip)
 	}
 	if len(r.incidents) == 0 {
 		return e.nothingFound(ctx, l, ip, o, out)
@@ -102,15 +105,13 @@ func (e *Engine) nothingFound(ctx context.Context, l Lens, p cortex.IncidentPara
 	if p.IncidentID != "" {
 		return out, cortex.Errorf(cortex.CodeNotFound, "no %s incident %q in the scanned window (check the filters the id was listed with)", l.Name(), p.IncidentID)
 	}
-	if l.Name() == cortex.LensSkill && (p.Skill != "" || p.Plugin != "") {
-		usage, err := e.db.SkillSummaries(ctx, cortex.SkillEventParams{EventFilter: cortex.EventFilter{Tool: p.Tool,
-			Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until, Limit: 20},
-			Skill: p.Skill, Plugin: p.Plugin})
+	if l.subjectFirst(&p) {
+		u, err := l.usage(ctx, e.db, &p)
 		if err != nil {
 			return out, err
 		}
-		if len(usage.Events) > 0 {
-			return e.usageOnly(ctx, l, p, o, out, usage.Events)
+		if u.Events > 0 {
+			return e.usageOnly(ctx, l, p, o, out, u)
 		}
 	}
 	out.NoData = true
@@ -120,14 +121,10 @@ func (e *Engine) nothingFound(ctx context.Context, l Lens, p cortex.IncidentPara
 
 // usageOnly shows the most recent usage of a subject that has events but
 // no incident.
-func (e *Engine) usageOnly(ctx context.Context, l Lens, p cortex.IncidentParams, o bundleOptions, out cortex.Investigation, usage []cortex.SkillSummary) (cortex.Investigation, error) {
-	out.NoIncident, out.Usage = true, usage
-	var events, sessions int64
-	for _, u := range usage {
-		events, sessions = events+u.Events, sessions+u.Sessions
-	}
-	out.Message = fmt.Sprintf("no negative signal found: %s has %d skill events in %d sessions in this range; "+
-		"showing its most recent use", subjectName(p), events, sessions)
+func (e *Engine) usageOnly(ctx context.Context, l Lens, p cortex.IncidentParams, o bundleOptions, out cortex.Investigation, u usageReport) (cortex.Investigation, error) {
+	out.NoIncident, out.Usage = true, u.Skills
+	out.Message = fmt.Sprintf("no negative signal found: %s has %d %s in %d sessions in this range; "+
+		"showing its most recent use", l.describe(&p), u.Events, u.Noun, u.Sessions)
 	p.IncludeUsage, p.Signals, p.MinScore = true, nil, 0
 	r, err := e.run(ctx, l, &p)
 	if err != nil || len(r.incidents) == 0 {
@@ -142,17 +139,8 @@ func (e *Engine) usageOnly(ctx context.Context, l Lens, p cortex.IncidentParams,
 	return out, nil
 }
 
-func subjectName(p cortex.IncidentParams) string {
-	switch {
-	case p.Skill != "":
-		return fmt.Sprintf("skill %q", p.Skill)
-	case p.Plugin != "":
-		return fmt.Sprintf("plugin %q", p.Plugin)
-	}
-	return "the selection"
-}
-
-// suggest explains an empty answer and proposes wider filters.
+// suggest explains an empty answer: the generic hints (wider range, fewer
+// filters), then the lens's own.
 func (e *Engine) suggest(ctx context.Context, l Lens, p cortex.IncidentParams) (string, []string) {
 	var out []string
 	if !p.Since.IsZero() {
@@ -164,25 +152,8 @@ func (e *Engine) suggest(ctx context.Context, l Lens, p cortex.IncidentParams) (
 	if len(p.Signals) > 0 || p.MinScore > 0 {
 		out = append(out, "drop the signals or min_score filter")
 	}
-	switch l.Name() {
-	case cortex.LensSkill:
-		if p.Skill != "" && p.Plugin != "" {
-			out = append(out, "drop the plugin and filter by skill only")
-		}
-		if p.Skill != "" {
-			if names, err := e.db.SkillNames(ctx); err == nil {
-				for _, n := range nearestNames(p.Skill, names, 5) {
-					out = append(out, fmt.Sprintf("did you mean skill %q?", n))
-				}
-			}
-		}
-		out = append(out, "list the skills that were used: cortex ai skills --summary")
-		return fmt.Sprintf("no skill events match %s with these filters", subjectName(p)), out
-	case cortex.LensAbuse:
-		out = append(out, "search other terms (terms=…)")
-		return "no abuse terms found in user messages with these filters", out
-	}
-	return "no incidents match these filters", out
+	msg, more := l.suggest(ctx, e.db, &p)
+	return msg, append(out, more...)
 }
 
 // nearestNames returns up to n names close to want: containing it or

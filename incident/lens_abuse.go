@@ -217,3 +217,15 @@ func contextRows(n int, name string) (int, error) {
 	}
 	return n, nil
 }
+
+func (abuseLens) subjectFirst(*cortex.IncidentParams) bool { return false }
+
+func (abuseLens) describe(*cortex.IncidentParams) string { return "the selection" }
+
+func (abuseLens) usage(context.Context, *sqlite.DB, *cortex.IncidentParams) (usageReport, error) {
+	return usageReport{}, nil
+}
+
+func (abuseLens) suggest(context.Context, *sqlite.DB, *cortex.IncidentParams) (string, []string) {
+	return "no abuse terms found in user messages with these filters", []string{"search other terms (terms=…)"}
+}

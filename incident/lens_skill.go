@@ -2,6 +2,7 @@ package incident
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -195,4 +196,47 @@ func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.
 		b.SkillEvents = []cortex.SkillEventRow{}
 	}
 	return nil
+}
+
+func (skillLens) subjectFirst(p *cortex.IncidentParams) bool { return p.Skill != "" || p.Plugin != "" }
+
+func (skillLens) describe(p *cortex.IncidentParams) string {
+	switch {
+	case p.Skill != "":
+		return fmt.Sprintf("skill %q", p.Skill)
+	case p.Plugin != "":
+		return fmt.Sprintf("plugin %q", p.Plugin)
+	}
+	return "the selection"
+}
+
+// usage summarizes the selected skills' events in the range.
+func (skillLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (usageReport, error) {
+	usage, err := db.SkillSummaries(ctx, cortex.SkillEventParams{EventFilter: cortex.EventFilter{Tool: p.Tool,
+		Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until, Limit: 20},
+		Skill: p.Skill, Plugin: p.Plugin})
+	if err != nil {
+		return usageReport{}, err
+	}
+	u := usageReport{Noun: "skill events", Skills: usage.Events}
+	for _, s := range usage.Events {
+		u.Events, u.Sessions = u.Events+s.Events, u.Sessions+s.Sessions
+	}
+	return u, nil
+}
+
+func (l skillLens) suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (string, []string) {
+	var out []string
+	if p.Skill != "" && p.Plugin != "" {
+		out = append(out, "drop the plugin and filter by skill only")
+	}
+	if p.Skill != "" {
+		if names, err := db.SkillNames(ctx); err == nil {
+			for _, n := range nearestNames(p.Skill, names, 5) {
+				out = append(out, fmt.Sprintf("did you mean skill %q?", n))
+			}
+		}
+	}
+	out = append(out, "list the skills that were used: cortex ai skills --summary")
+	return fmt.Sprintf("no skill events match %s with these filters", l.describe(p)), out
 }

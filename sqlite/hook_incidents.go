@@ -1,0 +1,467 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// Reads of the hook lens of the incident engine. Runtime rows
+// (evidence_kind runtime_transcript) are hook runs written into
+// transcripts; configuration rows (config_inventory, trusted_hash_state)
+// have no session and no log row and are never proof that a hook ran.
+
+// HookFilter bounds a hook candidate scan: the common filters plus the hook
+// subject. Events and Names are resolved stored values (hook_event IN …,
+// hook_name IN …); a nil slice does not filter, an empty non-nil one
+// matches nothing.
+type HookFilter struct {
+	CandidateFilter
+	Events []string
+	Names  []string
+	Source string
+	// EvidenceKind keeps one evidence kind (configuration scans only:
+	// runtime scans always read runtime_transcript rows).
+	EvidenceKind string
+}
+
+// HookCandidate is a hook event as the incident engine groups it.
+type HookCandidate struct {
+	ID           int64
+	LogID        int64 // 0 for configuration rows
+	Tool         cortex.Tool
+	Project      string
+	Session      string
+	Host         string
+	Timestamp    time.Time
+	LastSeen     time.Time // configuration rows: the last collection that found it
+	Event        string
+	Name         string
+	Source       string
+	Command      string
+	Status       string
+	EvidenceKind string
+	Meta         map[string]string
+}
+
+// subject adds the hook subject filters; ok is false when a filter can
+// match nothing.
+func (f HookFilter) subject(w *where) bool {
+	for _, in := range []struct {
+		col  string
+		vals []string
+	}{{"hook_event", f.Events}, {"hook_name", f.Names}} {
+		if in.vals == nil {
+			continue
+		}
+		if len(in.vals) == 0 {
+			return false
+		}
+		args := make([]any, len(in.vals))
+		for i, v := range in.vals {
+			args[i] = v
+		}
+		w.add(in.col+" IN ("+hookMarks(len(in.vals))+")", args...)
+	}
+	if f.Source != "" {
+		w.add("hook_source = ?", f.Source)
+	}
+	return true
+}
+
+// hookMarks returns n comma-separated placeholders.
+func hookMarks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
+	COALESCE(hook_command, ''), status, evidence_kind, metadata_json`
+
+func collectHookCandidates(rows *sql.Rows, err error) ([]HookCandidate, error) {
+	if err != nil {
+		return nil, queryFailed(err, "hook events")
+	}
+	defer rows.Close()
+	var out []HookCandidate
+	for rows.Next() {
+		var c HookCandidate
+		var tool, ts, last string
+		var meta sql.NullString
+		if err := rows.Scan(&c.ID, &c.LogID, &tool, &c.Project, &c.Session, &c.Host, &ts, &last, &c.Event, &c.Name,
+			&c.Source, &c.Command, &c.Status, &c.EvidenceKind, &meta); err != nil {
+			return nil, queryFailed(err, "hook events")
+		}
+		c.Tool, c.Timestamp, c.LastSeen, c.Meta = cortex.Tool(tool), parseStoredTime(ts), parseStoredTime(last), decodeMeta(meta)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// HookCandidates returns the newest runtime hook events (hook runs written
+// into transcripts) matching f, at most f.Limit, newest first.
+func (db *DB) HookCandidates(ctx context.Context, f HookFilter) ([]HookCandidate, error) {
+	w := f.where("")
+	if !f.subject(&w) {
+		return nil, nil
+	}
+	return collectHookCandidates(db.r.QueryContext(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
+		WHERE evidence_kind = 'runtime_transcript'`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...))
+}
+
+// HookConfigRows returns configured hooks (config_inventory and
+// trusted_hash_state rows) matching f, at most f.Limit, newest first. A
+// configuration row has no session: f.Session is ignored. It matches a
+// project when it is that project's configuration or a user-level one (no
+// project), and a time range when it was configured during it (first seen
+// before Until, last seen at or after Since).
+func (db *DB) HookConfigRows(ctx context.Context, f HookFilter) ([]HookCandidate, error) {
+	var w where
+	if f.Tool != "" {
+		w.add("ai_tool = ?", string(f.Tool))
+	}
+	if f.Project != "" {
+		w.add("(ai_project = ? OR ai_project IS NULL)", f.Project)
+	}
+	if f.Host != "" {
+		w.add("hostname = ?", f.Host)
+	}
+	if !f.Since.IsZero() {
+		w.add("COALESCE(last_seen, timestamp) >= ?", cortex.FormatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.add("timestamp < ?", cortex.FormatTime(f.Until))
+	}
+	switch f.EvidenceKind {
+	case "":
+		w.add("evidence_kind IN (?, ?)", cortex.EvidenceConfig, cortex.EvidenceTrust)
+	default:
+		w.add("evidence_kind = ?", f.EvidenceKind)
+	}
+	if !f.subject(&w) {
+		return nil, nil
+	}
+	// Through the evidence-kind index: configuration rows are few, and the
+	// planner's statistics may predate them.
+	return collectHookCandidates(db.r.QueryContext(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
+		INDEXED BY idx_ai_hook_events_evidence_time WHERE log_id IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`,
+		append(w.args, f.Limit)...))
+}
+
+// HookName is a stored hook event and name pair.
+type HookName struct {
+	Event string
+	Name  string
+}
+
+// HookNames returns the distinct stored (hook_event, hook_name) pairs of
+// runtime and configuration rows (for name resolution and "did you
+// mean"), from the index alone.
+func (db *DB) HookNames(ctx context.Context) ([]HookName, error) {
+	rows, err := db.query(ctx, `SELECT DISTINCT hook_event, COALESCE(hook_name, '') FROM ai_hook_events
+		INDEXED BY idx_ai_hook_events_hook_time ORDER BY 1, 2 LIMIT 10000`)
+	if err != nil {
+		return nil, queryFailed(err, "hook names")
+	}
+	defer rows.Close()
+	var out []HookName
+	for rows.Next() {
+		var n HookName
+		if err := rows.Scan(&n.Event, &n.Name); err != nil {
+			return nil, queryFailed(err, "hook names")
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+const hookEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
+	hostname, timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
+	COALESCE(hook_command, ''), status, exit_code, duration_ms, COALESCE(stdout_preview, ''), COALESCE(stderr_preview, ''),
+	COALESCE(persisted_output_path, ''), COALESCE(trusted_hash, ''), evidence_kind, metadata_json`
+
+func scanHookEvent(rows *sql.Rows) (cortex.HookEventRow, error) {
+	var r cortex.HookEventRow
+	var tool string
+	var logID, exit, duration sql.NullInt64
+	var meta sql.NullString
+	err := rows.Scan(&r.ID, &logID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.LastSeen, &r.HookEvent,
+		&r.HookName, &r.HookSource, &r.HookCommand, &r.Status, &exit, &duration, &r.StdoutPreview, &r.StderrPreview,
+		&r.PersistedOutputPath, &r.TrustedHash, &r.EvidenceKind, &meta)
+	r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+	r.LogID, r.ExitCode, r.DurationMS = ptrInt64(logID), ptrInt64(exit), ptrInt64(duration)
+	return r, err
+}
+
+// hookIDChunk bounds the ids of one IN list.
+const hookIDChunk = 500
+
+// HookEventsByID returns hook events (runtime or configuration) by id, in
+// time order; unknown ids are skipped.
+func (db *DB) HookEventsByID(ctx context.Context, ids []int64) ([]cortex.HookEventRow, error) {
+	var out []cortex.HookEventRow
+	for start := 0; start < len(ids); start += hookIDChunk {
+		chunk := ids[start:min(start+hookIDChunk, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := db.r.QueryContext(ctx, `SELECT `+hookEventCols+` FROM ai_hook_events WHERE id IN (`+
+			hookMarks(len(chunk))+`) ORDER BY timestamp, id`, args...)
+		if err != nil {
+			return nil, queryFailed(err, "hook events")
+		}
+		for rows.Next() {
+			r, err := scanHookEvent(rows)
+			if err != nil {
+				rows.Close()
+				return nil, queryFailed(err, "hook events")
+			}
+			out = append(out, r)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, queryFailed(err, "hook events")
+		}
+	}
+	if len(ids) > hookIDChunk {
+		// Stored timestamps have one fixed-width UTC form: string order
+		// is time order.
+		slices.SortFunc(out, func(a, b cortex.HookEventRow) int {
+			if c := strings.Compare(a.Timestamp, b.Timestamp); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+	}
+	return out, nil
+}
+
+// HookRecord is a kind of runtime hook record seen in a session: the hook
+// event and name, and the record kind — the attachment type
+// (hook_success, …), "hook_progress" (a start record), "stop_hook_summary"
+// or "" — which tells which hook runs the session's transcript format
+// records at all.
+type HookRecord struct {
+	Event string
+	Name  string
+	Kind  string
+}
+
+// SessionHookRecords returns the distinct kinds of runtime hook records of
+// a session (through the session index), at most 1000.
+func (db *DB) SessionHookRecords(ctx context.Context, s SessionScope) ([]HookRecord, error) {
+	rows, err := db.query(ctx, `SELECT DISTINCT hook_event, COALESCE(hook_name, ''),
+		CASE WHEN json_extract(metadata_json, '$.attachment_type') IS NOT NULL THEN json_extract(metadata_json, '$.attachment_type')
+			WHEN json_extract(metadata_json, '$.phase') = 'started' THEN 'hook_progress'
+			WHEN json_extract(metadata_json, '$.hook_count') IS NOT NULL THEN 'stop_hook_summary'
+			ELSE '' END
+		FROM ai_hook_events INDEXED BY idx_ai_hook_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND evidence_kind = 'runtime_transcript' LIMIT 1000`,
+		s.Session, string(s.Tool), s.Host)
+	if err != nil {
+		return nil, queryFailed(err, "hook events")
+	}
+	defer rows.Close()
+	var out []HookRecord
+	for rows.Next() {
+		var r HookRecord
+		if err := rows.Scan(&r.Event, &r.Name, &r.Kind); err != nil {
+			return nil, queryFailed(err, "hook events")
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// HookRunSpan is where and when one hook command ran: the runtime events of
+// one session and hook name.
+type HookRunSpan struct {
+	Session string
+	Project string
+	Name    string
+	First   time.Time
+	Last    time.Time
+	Runs    int
+}
+
+// HookCommandRuns returns, per session and hook name, the runtime events of
+// a hook command (exact command text) for one agent, host and hook event,
+// at most limit spans.
+func (db *DB) HookCommandRuns(ctx context.Context, tool cortex.Tool, host, event, command string, limit int) ([]HookRunSpan, error) {
+	rows, err := db.query(ctx, `SELECT COALESCE(ai_session_id, ''), COALESCE(ai_project, ''), COALESCE(hook_name, ''),
+		min(timestamp), max(timestamp), count(*) FROM ai_hook_events INDEXED BY idx_ai_hook_events_hook_time
+		WHERE hook_event = ? AND evidence_kind = 'runtime_transcript' AND ai_tool = ? AND hostname = ? AND hook_command = ?
+		GROUP BY 1, 2, 3 ORDER BY 4 LIMIT ?`, event, string(tool), host, command, limit)
+	if err != nil {
+		return nil, queryFailed(err, "hook runs")
+	}
+	defer rows.Close()
+	var out []HookRunSpan
+	for rows.Next() {
+		var r HookRunSpan
+		var first, last string
+		if err := rows.Scan(&r.Session, &r.Project, &r.Name, &first, &last, &r.Runs); err != nil {
+			return nil, queryFailed(err, "hook runs")
+		}
+		r.First, r.Last = parseStoredTime(first), parseStoredTime(last)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SessionSpan is a stored session and its time span.
+type SessionSpan struct {
+	Session string
+	Project string
+	First   time.Time
+	Last    time.Time
+}
+
+// SessionFilter selects sessions of one agent and host lying strictly
+// between two instants (first seen after After, last seen before Before),
+// optionally in one project or one session, and overlapping [Since, Until)
+// when set.
+type SessionFilter struct {
+	Tool          cortex.Tool
+	Host          string
+	Project       string
+	Session       string
+	After, Before time.Time
+	Since, Until  time.Time
+	Limit         int
+}
+
+// SessionsBetween returns the sessions of f, oldest first, at most
+// f.Limit.
+func (db *DB) SessionsBetween(ctx context.Context, f SessionFilter) ([]SessionSpan, error) {
+	var w where
+	w.add("ai_tool = ?", string(f.Tool))
+	w.add("hostname = ?", f.Host)
+	w.add("last_seen > ?", cortex.FormatTime(f.After))
+	w.add("last_seen < ?", cortex.FormatTime(f.Before))
+	w.add("first_seen > ?", cortex.FormatTime(f.After))
+	if f.Project != "" {
+		w.add("ai_project = ?", f.Project)
+	}
+	if f.Session != "" {
+		w.add("ai_session_id = ?", f.Session)
+	}
+	if !f.Since.IsZero() {
+		w.add("last_seen >= ?", cortex.FormatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.add("first_seen < ?", cortex.FormatTime(f.Until))
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT ai_session_id, COALESCE(ai_project, ''), first_seen, last_seen FROM ai_sessions
+		WHERE 1=1`+w.sql()+` ORDER BY first_seen, ai_session_id LIMIT ?`, append(w.args, f.Limit)...)
+	if err != nil {
+		return nil, queryFailed(err, "sessions")
+	}
+	defer rows.Close()
+	var out []SessionSpan
+	for rows.Next() {
+		var s SessionSpan
+		var first, last string
+		if err := rows.Scan(&s.Session, &s.Project, &first, &last); err != nil {
+			return nil, queryFailed(err, "sessions")
+		}
+		s.First, s.Last = parseStoredTime(first), parseStoredTime(last)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+const hookToolEventCols = `id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
+	COALESCE(ai_session_id, ''), hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''),
+	COALESCE(turn_id, ''), call_id, tool_name, COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind,
+	COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, COALESCE(arguments_json, ''),
+	COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json`
+
+// SessionToolEvents returns the tool calls of a session in [from, to] (only
+// those classified MCP when mcpOnly), in time order, at most limit.
+func (db *DB) SessionToolEvents(ctx context.Context, s SessionScope, from, to time.Time, mcpOnly bool, limit int) ([]cortex.ToolEventRow, error) {
+	q := `SELECT ` + hookToolEventCols + ` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+		WHERE ai_session_id = ? AND timestamp >= ? AND timestamp <= ? AND ai_tool = ? AND hostname = ?`
+	if mcpOnly {
+		q += ` AND mcp_server IS NOT NULL`
+	}
+	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, s.Session, cortex.FormatTime(from), cortex.FormatTime(to),
+		string(s.Tool), s.Host, limit)
+	if err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	defer rows.Close()
+	var out []cortex.ToolEventRow
+	for rows.Next() {
+		var r cortex.ToolEventRow
+		var tool string
+		var callLog, resultLog, duration, isErr, exit sql.NullInt64
+		var meta sql.NullString
+		if err := rows.Scan(&r.ID, &callLog, &resultLog, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp,
+			&r.CallTimestamp, &r.ResultTimestamp, &r.TurnID, &r.CallID, &r.ToolName, &r.MCPServer, &r.MCPTool, &r.EventKind,
+			&r.ResultKind, &r.Status, &duration, &isErr, &exit, &r.ArgumentsJSON, &r.OutputPreview, &r.ErrorText, &meta); err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+		r.CallLogID, r.ResultLogID, r.DurationMS, r.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(duration), ptrInt64(exit)
+		if isErr.Valid {
+			b := isErr.Int64 == 1
+			r.IsError = &b
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// HookUsage is how much a hook selection was used.
+type HookUsage struct {
+	// Runs counts runtime hook runs (output-only records excluded) and
+	// Sessions the sessions they ran in.
+	Runs, Sessions int64
+	// ConfigRows counts configuration rows (config_inventory and
+	// trusted_hash_state): configured, not proof of a run.
+	ConfigRows int64
+	// Sources are the configuration sources (at most 5).
+	Sources []string
+}
+
+// hookOutputKinds are runtime records that carry a run's output, not a run.
+const hookOutputKinds = `'hook_additional_context', 'hook_system_message', 'async_hook_response'`
+
+// HookUsage counts the runtime runs and configuration rows of f. The
+// configuration rows follow HookConfigRows (f.Session excludes them).
+func (db *DB) HookUsage(ctx context.Context, f HookFilter) (HookUsage, error) {
+	var u HookUsage
+	w := f.where("")
+	if !f.subject(&w) {
+		return u, nil
+	}
+	if f.EvidenceKind == "" || f.EvidenceKind == cortex.EvidenceRuntime {
+		err := db.r.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT ai_tool || '/' || hostname || '/' || COALESCE(ai_session_id, ''))
+			FROM ai_hook_events WHERE evidence_kind = 'runtime_transcript'`+w.sql()+`
+			AND COALESCE(json_extract(metadata_json, '$.attachment_type'), '') NOT IN (`+hookOutputKinds+`)`, w.args...).Scan(&u.Runs, &u.Sessions)
+		if err != nil {
+			return u, queryFailed(err, "hook runs")
+		}
+	}
+	if f.Session != "" || f.EvidenceKind == cortex.EvidenceRuntime {
+		return u, nil
+	}
+	f.Limit = 1000
+	rows, err := db.HookConfigRows(ctx, f)
+	if err != nil {
+		return u, err
+	}
+	u.ConfigRows = int64(len(rows))
+	for _, r := range rows {
+		if len(u.Sources) < 5 && r.Source != "" && !slices.Contains(u.Sources, r.Source) {
+			u.Sources = append(u.Sources, r.Source)
+		}
+	}
+	return u, nil
+}
