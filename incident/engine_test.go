@@ -35,6 +35,8 @@ type labelledCase struct {
 	File           string   `json:"file"`
 	Lens           string   `json:"lens"`
 	Skill          string   `json:"skill"`
+	MCPServer      string   `json:"mcp_server"`
+	HookName       string   `json:"hook_name"`
 	Incident       bool     `json:"incident"`
 	SignalsInclude []string `json:"signals_include"`
 	TermsInclude   []string `json:"terms_include"`
@@ -88,7 +90,9 @@ func TestLabelledCorpus(t *testing.T) {
 		t.Run(c.File, func(t *testing.T) {
 			path := filepath.Join(root, c.File)
 			session := sessionOf(t, db, path)
-			p := cortex.IncidentParams{Session: session, Skill: c.Skill}
+			// The subject as a user would give it: the MCP server as a
+			// TARGET, the hook by its name.
+			p := cortex.IncidentParams{Session: session, Skill: c.Skill, Target: c.MCPServer, Hook: c.HookName}
 			list, err := e.Incidents(ctx, l, p)
 			if err != nil {
 				t.Fatal(err)
