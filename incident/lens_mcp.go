@@ -513,6 +513,12 @@ func mcpSubjectNames(k groupKey) *phrase.Set {
 // mcpClaims reports whether one sentence of text (quotations and code blanked)
 // both names the subject and holds a phrase of set.
 func mcpClaims(text string, names, set *phrase.Set) bool {
+	// Most assistant rows name neither the server nor an unavailability:
+	// decide that on the raw text before the costly quote blanking (which
+	// only removes text, so it can only remove matches).
+	if raw := phrase.Normalize(text); len(set.FindNormalized(raw)) == 0 || len(names.FindNormalized(raw)) == 0 {
+		return false
+	}
 	norm := phrase.Normalize(unquoted(text))
 	if len(set.FindNormalized(norm)) == 0 || len(names.FindNormalized(norm)) == 0 {
 		return false
