@@ -219,20 +219,50 @@ type AbuseInvestigateParams struct {
 	InvestigateBoundsParams
 }
 
-func (s *Service) incidentParams(f IncidentFilterParams, skill SkillSubjectParams, abuse AbuseSubjectParams, limit int) (cortex.IncidentParams, error) {
+// subject is a lens's subject parameters.
+type subject interface {
+	apply(p *cortex.IncidentParams)
+}
+
+func (k SkillSubjectParams) apply(p *cortex.IncidentParams) { p.Skill, p.Plugin = k.Skill, k.Plugin }
+
+func (a AbuseSubjectParams) apply(p *cortex.IncidentParams) { p.Terms = a.Terms }
+
+func (s *Service) incidentParams(f IncidentFilterParams, subj subject, limit int) (cortex.IncidentParams, error) {
 	tool, since, until, err := s.scope(f.ScopeParams)
-	return cortex.IncidentParams{Tool: tool, Project: f.Project, Session: f.Session, Host: f.Host, Since: since, Until: until,
-		Skill: skill.Skill, Plugin: skill.Plugin, Terms: abuse.Terms, WindowMinutes: f.WindowMinutes, Signals: f.Signals,
-		MinScore: f.MinScore, IncidentID: f.IncidentID, Limit: limit}, err
+	p := cortex.IncidentParams{Tool: tool, Project: f.Project, Session: f.Session, Host: f.Host, Since: since, Until: until,
+		WindowMinutes: f.WindowMinutes, Signals: f.Signals, MinScore: f.MinScore, IncidentID: f.IncidentID, Limit: limit}
+	subj.apply(&p)
+	return p, err
+}
+
+// listIncidents runs an incident listing of a lens.
+func (s *Service) listIncidents(ctx context.Context, lens string, f IncidentFilterParams, subj subject, limit int,
+	includeUsage bool) (cortex.IncidentList, error) {
+	ip, err := s.incidentParams(f, subj, limit)
+	if err != nil {
+		return cortex.IncidentList{}, err
+	}
+	ip.IncludeUsage = includeUsage
+	return s.Incidents(ctx, lens, ip)
+}
+
+// investigateLens runs an investigation of a lens.
+func (s *Service) investigateLens(ctx context.Context, lens string, f IncidentFilterParams, subj subject,
+	b InvestigateBoundsParams) (cortex.Investigation, error) {
+	ip, err := s.investigateParams(f, subj, b)
+	if err != nil {
+		return cortex.Investigation{}, err
+	}
+	return s.Investigate(ctx, lens, ip)
 }
 
 // maxRowBytes bounds max_bytes on the remote surfaces: ten bundles of
 // bounded rows stay well under a megabyte.
 const maxRowBytes = 16 << 10
 
-func (s *Service) investigateParams(f IncidentFilterParams, skill SkillSubjectParams, abuse AbuseSubjectParams,
-	b InvestigateBoundsParams) (cortex.InvestigateParams, error) {
-	ip, err := s.incidentParams(f, skill, abuse, b.Limit)
+func (s *Service) investigateParams(f IncidentFilterParams, subj subject, b InvestigateBoundsParams) (cortex.InvestigateParams, error) {
+	ip, err := s.incidentParams(f, subj, b.Limit)
 	return cortex.InvestigateParams{IncidentParams: ip, All: b.All, CorrelationWindowMinutes: b.CorrelationWindowMinutes,
 		MaxBytes: min(b.MaxBytes, maxRowBytes)}, err
 }
@@ -347,26 +377,17 @@ func actions() []Action {
 		define("skill_incidents", ScopeRead, CostModerate, "GET", "/api/ai/skill-incidents", "cortex ai skill-incidents",
 			"Skill activations followed by user corrections, failing tools, scope confusion, ignored instructions or loops, scored, best first.",
 			func(ctx context.Context, s *Service, _ Caller, p *SkillIncidentsParams) (cortex.IncidentList, error) {
-				ip, err := s.incidentParams(p.IncidentFilterParams, p.SkillSubjectParams, AbuseSubjectParams{}, p.Limit)
-				if err != nil {
-					return cortex.IncidentList{}, err
-				}
-				ip.IncludeUsage = p.IncludeUsage
-				return s.Incidents(ctx, cortex.LensSkill, ip)
+				return s.listIncidents(ctx, cortex.LensSkill, p.IncidentFilterParams, p.SkillSubjectParams, p.Limit, p.IncludeUsage)
 			}),
 		define("skill_investigate", ScopeRead, CostExpensive, "GET", "/api/ai/skill-investigate", "cortex ai skill-investigate [SKILL]",
 			"Why did a skill go wrong? Bounded evidence bundles and deterministic findings (with prevention hints) for its top incident; other matching incidents summarized.",
 			func(ctx context.Context, s *Service, _ Caller, p *SkillInvestigateParams) (cortex.Investigation, error) {
-				ip, err := s.investigateParams(p.IncidentFilterParams, p.SkillSubjectParams, AbuseSubjectParams{}, p.InvestigateBoundsParams)
-				if err != nil {
-					return cortex.Investigation{}, err
-				}
-				return s.Investigate(ctx, cortex.LensSkill, ip)
+				return s.investigateLens(ctx, cortex.LensSkill, p.IncidentFilterParams, p.SkillSubjectParams, p.InvestigateBoundsParams)
 			}),
 		define("skill_assess", ScopeRead, CostExpensive, "GET", "/api/ai/skill-assess", "cortex assess skill [SKILL] --dry-run",
 			"Deterministic findings and a dry-run preview of the LLM assessment prompt for a skill's top incident (audited as a dry run). The LLM itself runs only in the local CLI.",
 			func(ctx context.Context, s *Service, c Caller, p *SkillInvestigateParams) (assess.Result, error) {
-				ip, err := s.investigateParams(p.IncidentFilterParams, p.SkillSubjectParams, AbuseSubjectParams{}, p.InvestigateBoundsParams)
+				ip, err := s.investigateParams(p.IncidentFilterParams, p.SkillSubjectParams, p.InvestigateBoundsParams)
 				if err != nil {
 					return assess.Result{}, err
 				}
@@ -395,62 +416,32 @@ func actions() []Action {
 		define("abuse_incidents", ScopeRead, CostModerate, "GET", "/api/ai/incidents", "cortex ai incidents",
 			"Bursts of abusive terms from users, grouped per session and scored.",
 			func(ctx context.Context, s *Service, _ Caller, p *AbuseIncidentsParams) (cortex.IncidentList, error) {
-				ip, err := s.incidentParams(p.IncidentFilterParams, SkillSubjectParams{}, p.AbuseSubjectParams, p.Limit)
-				if err != nil {
-					return cortex.IncidentList{}, err
-				}
-				return s.Incidents(ctx, cortex.LensAbuse, ip)
+				return s.listIncidents(ctx, cortex.LensAbuse, p.IncidentFilterParams, p.AbuseSubjectParams, p.Limit, false)
 			}),
 		define("abuse_investigate", ScopeRead, CostExpensive, "GET", "/api/ai/investigate", "cortex ai investigate",
 			"Evidence bundles and deterministic findings for the top abuse incidents.",
 			func(ctx context.Context, s *Service, _ Caller, p *AbuseInvestigateParams) (cortex.Investigation, error) {
-				ip, err := s.investigateParams(p.IncidentFilterParams, SkillSubjectParams{}, p.AbuseSubjectParams, p.InvestigateBoundsParams)
-				if err != nil {
-					return cortex.Investigation{}, err
-				}
-				return s.Investigate(ctx, cortex.LensAbuse, ip)
+				return s.investigateLens(ctx, cortex.LensAbuse, p.IncidentFilterParams, p.AbuseSubjectParams, p.InvestigateBoundsParams)
 			}),
 		define("mcp_incidents", ScopeRead, CostModerate, "GET", "/api/ai/mcp-incidents", "cortex ai mcp-incidents [SERVER|TOOL]",
 			"MCP servers and tools whose calls failed (errors, timeouts, auth, schema, unknown tool) or were followed by user corrections, scored, best first.",
 			func(ctx context.Context, s *Service, _ Caller, p *MCPIncidentsParams) (cortex.IncidentList, error) {
-				ip, err := s.incidentParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.Limit)
-				if err != nil {
-					return cortex.IncidentList{}, err
-				}
-				p.MCPSubjectParams.apply(&ip)
-				ip.IncludeUsage = p.IncludeUsage
-				return s.Incidents(ctx, cortex.LensMCP, ip)
+				return s.listIncidents(ctx, cortex.LensMCP, p.IncidentFilterParams, p.MCPSubjectParams, p.Limit, p.IncludeUsage)
 			}),
 		define("mcp_investigate", ScopeRead, CostExpensive, "GET", "/api/ai/mcp-investigate", "cortex ai mcp-investigate [TARGET]",
 			"Why did an MCP server or tool fail? Its top incident: the calls with the rows proving each call and its outcome, deterministic findings with hints for the right layer, evidence.",
 			func(ctx context.Context, s *Service, _ Caller, p *MCPInvestigateParams) (cortex.Investigation, error) {
-				ip, err := s.investigateParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.InvestigateBoundsParams)
-				if err != nil {
-					return cortex.Investigation{}, err
-				}
-				p.MCPSubjectParams.apply(&ip.IncidentParams)
-				return s.Investigate(ctx, cortex.LensMCP, ip)
+				return s.investigateLens(ctx, cortex.LensMCP, p.IncidentFilterParams, p.MCPSubjectParams, p.InvestigateBoundsParams)
 			}),
 		define("hook_incidents", ScopeRead, CostModerate, "GET", "/api/ai/hook-incidents", "cortex ai hook-incidents [HOOK]",
 			"Hooks that failed, timed out, blocked the agent, fired too often or were followed by corrections, scored; each states its evidence basis (runtime vs configuration).",
 			func(ctx context.Context, s *Service, _ Caller, p *HookIncidentsParams) (cortex.IncidentList, error) {
-				ip, err := s.incidentParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.Limit)
-				if err != nil {
-					return cortex.IncidentList{}, err
-				}
-				p.HookSubjectParams.apply(&ip)
-				ip.IncludeUsage = p.IncludeUsage
-				return s.Incidents(ctx, cortex.LensHook, ip)
+				return s.listIncidents(ctx, cortex.LensHook, p.IncidentFilterParams, p.HookSubjectParams, p.Limit, p.IncludeUsage)
 			}),
 		define("hook_investigate", ScopeRead, CostExpensive, "GET", "/api/ai/hook-investigate", "cortex ai hook-investigate [HOOK]",
 			"Why did a hook fail or get in the way? Its top incident: hook events, tool calls around it, deterministic findings with the evidence basis stated, evidence.",
 			func(ctx context.Context, s *Service, _ Caller, p *HookInvestigateParams) (cortex.Investigation, error) {
-				ip, err := s.investigateParams(p.IncidentFilterParams, SkillSubjectParams{}, AbuseSubjectParams{}, p.InvestigateBoundsParams)
-				if err != nil {
-					return cortex.Investigation{}, err
-				}
-				p.HookSubjectParams.apply(&ip.IncidentParams)
-				return s.Investigate(ctx, cortex.LensHook, ip)
+				return s.investigateLens(ctx, cortex.LensHook, p.IncidentFilterParams, p.HookSubjectParams, p.InvestigateBoundsParams)
 			}),
 		define("mcp_events", ScopeRead, CostCheap, "GET", "/api/ai/mcp-events", "cortex ai mcp-events",
 			"Tool and MCP calls with their results (call and result merged), newest first.",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -162,16 +161,13 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(cfg.DB); err != nil {
-		return cortex.WrapError(cortex.CodeNotFound, err, "no database at %s (run `cortex index` first)", cfg.DB)
-	}
 	// The audit is written, so the store is opened for writing.
-	db, err := f.OpenDB(ctx, false)
+	db, err := f.OpenExistingDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	s := app.New(db)
+	s := f.NewService(db)
 	if !opts.NoLLM {
 		if err := s.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/config"
 	"github.com/cortexhq/cortex/sqlite"
@@ -65,4 +66,32 @@ func (f *Factory) OpenDB(ctx context.Context, readOnly bool) (*sqlite.DB, error)
 		return nil, err
 	}
 	return sqlite.Open(ctx, cfg.DB, sqlite.Options{ReadOnly: readOnly, Logger: f.Logger, Now: f.Now})
+}
+
+// OpenExistingDB opens the configured database for writing (for audit
+// rows) without creating it: a missing store is a not-found error, as for
+// the read-only commands.
+func (f *Factory) OpenExistingDB(ctx context.Context) (*sqlite.DB, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(cfg.DB); err != nil {
+		return nil, cortex.WrapError(cortex.CodeNotFound, err, "no database at %s (run `cortex index` first)", cfg.DB)
+	}
+	return f.OpenDB(ctx, false)
+}
+
+// NewService returns the service over db with the factory's clock and
+// logger and the configured hostname.
+func (f *Factory) NewService(db *sqlite.DB) *app.Service {
+	s := app.New(db)
+	if f.Now != nil {
+		s.Now = f.Now
+	}
+	s.Logger = f.Logger
+	if f.cfg != nil {
+		s.Host = f.cfg.Hostname
+	}
+	return s
 }

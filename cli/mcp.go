@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -70,22 +69,13 @@ Setup:
 }
 
 func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	// Opening for writing would create an empty store: refuse instead, as
-	// the read-only commands do.
-	if _, err := os.Stat(cfg.DB); err != nil {
-		return cortex.WrapError(cortex.CodeNotFound, err, "no database at %s (run `cortex index` first)", cfg.DB)
-	}
-	db, err := f.OpenDB(ctx, false)
+	db, err := f.OpenExistingDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	svc := app.New(db)
-	svc.Now, svc.Logger, svc.Host = f.Now, f.Logger, cfg.Hostname
+	cfg, _ := f.Config()
+	svc := f.NewService(db)
 	// No model ever runs from MCP (skill_assess is a dry run), but dry runs
 	// are audited through the runner.
 	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/httpapi"
 	"github.com/cortexhq/cortex/mcpserver"
 	"github.com/cortexhq/cortex/watch"
@@ -80,8 +79,7 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		return err
 	}
 	defer db.Close()
-	svc := app.New(db)
-	svc.Logger, svc.Host = f.Logger, cfg.Hostname
+	svc := f.NewService(db)
 	// The runner only ever dry-runs here (remote callers never reach a
 	// model), but dry runs are audited through it.
 	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {

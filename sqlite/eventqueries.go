@@ -159,28 +159,8 @@ func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.
 	if p.ErrorsOnly {
 		w.add("(is_error = 1 OR status = 'error')")
 	}
-	return listRows(ctx, db.r, "tool events", `SELECT id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
-		COALESCE(ai_session_id, ''), hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''),
-		COALESCE(turn_id, ''), call_id, tool_name, COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind,
-		COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, COALESCE(arguments_json, ''),
-		COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json
-		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit,
-		func(rows *sql.Rows) (cortex.ToolEventRow, error) {
-			var r cortex.ToolEventRow
-			var tool string
-			var callLog, resultLog, duration, isErr, exit sql.NullInt64
-			var meta sql.NullString
-			err := rows.Scan(&r.ID, &callLog, &resultLog, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp,
-				&r.CallTimestamp, &r.ResultTimestamp, &r.TurnID, &r.CallID, &r.ToolName, &r.MCPServer, &r.MCPTool, &r.EventKind,
-				&r.ResultKind, &r.Status, &duration, &isErr, &exit, &r.ArgumentsJSON, &r.OutputPreview, &r.ErrorText, &meta)
-			r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
-			r.CallLogID, r.ResultLogID, r.DurationMS, r.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(duration), ptrInt64(exit)
-			if isErr.Valid {
-				b := isErr.Int64 == 1
-				r.IsError = &b
-			}
-			return r, err
-		})
+	return listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+`
+		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent)
 }
 
 // HookEvents lists hook events, newest first. Hook matches hook_name or

@@ -1,11 +1,9 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -66,7 +64,7 @@ func (f HookFilter) subject(w *where) bool {
 		for i, v := range in.vals {
 			args[i] = v
 		}
-		w.add(in.col+" IN ("+hookMarks(len(in.vals))+")", args...)
+		w.add(in.col+" IN ("+marks(len(in.vals))+")", args...)
 	}
 	if f.Source != "" {
 		w.add("hook_source = ?", f.Source)
@@ -75,7 +73,6 @@ func (f HookFilter) subject(w *where) bool {
 }
 
 // hookMarks returns n comma-separated placeholders.
-func hookMarks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
 	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
@@ -196,49 +193,11 @@ func scanHookEvent(rows *sql.Rows) (cortex.HookEventRow, error) {
 	return r, err
 }
 
-// hookIDChunk bounds the ids of one IN list.
-const hookIDChunk = 500
-
 // HookEventsByID returns hook events (runtime or configuration) by id, in
 // time order; unknown ids are skipped.
 func (db *DB) HookEventsByID(ctx context.Context, ids []int64) ([]cortex.HookEventRow, error) {
-	var out []cortex.HookEventRow
-	for start := 0; start < len(ids); start += hookIDChunk {
-		chunk := ids[start:min(start+hookIDChunk, len(ids))]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		rows, err := db.r.QueryContext(ctx, `SELECT `+hookEventCols+` FROM ai_hook_events WHERE id IN (`+
-			hookMarks(len(chunk))+`) ORDER BY timestamp, id`, args...)
-		if err != nil {
-			return nil, queryFailed(err, "hook events")
-		}
-		for rows.Next() {
-			r, err := scanHookEvent(rows)
-			if err != nil {
-				rows.Close()
-				return nil, queryFailed(err, "hook events")
-			}
-			out = append(out, r)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, queryFailed(err, "hook events")
-		}
-	}
-	if len(ids) > hookIDChunk {
-		// Stored timestamps have one fixed-width UTC form: string order
-		// is time order.
-		slices.SortFunc(out, func(a, b cortex.HookEventRow) int {
-			if c := strings.Compare(a.Timestamp, b.Timestamp); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.ID, b.ID)
-		})
-	}
-	return out, nil
+	return readByIDs(ctx, db.r, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events`, ids, scanHookEvent,
+		func(r cortex.HookEventRow) (string, int64) { return r.Timestamp, r.ID })
 }
 
 // HookRecord is a kind of runtime hook record seen in a session: the hook

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -126,26 +125,13 @@ func (db *DB) MCPNames(ctx context.Context) ([]MCPName, error) {
 	return out, rows.Err()
 }
 
-// mcpIDChunk bounds the ids bound in one IN list.
-const mcpIDChunk = 500
-
-func mcpIDArgs(ids []int64) []any {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return args
-}
-
-func mcpMarks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
-
 // ToolCallsByID returns tool calls by ai_mcp_events id, in time order.
 func (db *DB) ToolCallsByID(ctx context.Context, ids []int64) ([]ToolCall, error) {
 	var out []ToolCall
 	for len(ids) > 0 {
-		n := min(len(ids), mcpIDChunk)
+		n := min(len(ids), idChunk)
 		calls, err := collectCalls(db.r.QueryContext(ctx, `SELECT `+callCols+` FROM ai_mcp_events WHERE id IN (`+
-			mcpMarks(n)+`)`, mcpIDArgs(ids[:n])...))
+			marks(n)+`)`, idArgs(ids[:n])...))
 		if err != nil {
 			return nil, err
 		}
@@ -189,13 +175,13 @@ func (db *DB) SessionAssistantRows(ctx context.Context, s SessionScope, from, to
 		ORDER BY timestamp, id LIMIT ?`, s.Session, cortex.FormatTime(from), cortex.FormatTime(to), string(s.Tool), s.Host, limit))
 }
 
-const mcpToolEventCols = `id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
+const toolEventCols = `id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
 	COALESCE(ai_session_id, ''), hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''),
 	COALESCE(turn_id, ''), call_id, tool_name, COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind,
 	COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, COALESCE(arguments_json, ''),
 	COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json`
 
-func scanMCPToolEvent(rows *sql.Rows) (cortex.ToolEventRow, error) {
+func scanToolEvent(rows *sql.Rows) (cortex.ToolEventRow, error) {
 	var r cortex.ToolEventRow
 	var tool string
 	var callLog, resultLog, duration, isErr, exit sql.NullInt64
@@ -215,40 +201,6 @@ func scanMCPToolEvent(rows *sql.Rows) (cortex.ToolEventRow, error) {
 // ToolEventsByID returns stored tool calls (call and result merged) by id,
 // in time order.
 func (db *DB) ToolEventsByID(ctx context.Context, ids []int64) ([]cortex.ToolEventRow, error) {
-	var out []cortex.ToolEventRow
-	for len(ids) > 0 {
-		n := min(len(ids), mcpIDChunk)
-		rows, err := db.r.QueryContext(ctx, `SELECT `+mcpToolEventCols+` FROM ai_mcp_events WHERE id IN (`+mcpMarks(n)+`)`,
-			mcpIDArgs(ids[:n])...)
-		if err != nil {
-			return nil, queryFailed(err, "tool events")
-		}
-		for rows.Next() {
-			r, err := scanMCPToolEvent(rows)
-			if err != nil {
-				rows.Close()
-				return nil, queryFailed(err, "tool events")
-			}
-			out = append(out, r)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, queryFailed(err, "tool events")
-		}
-		ids = ids[n:]
-	}
-	slices.SortFunc(out, func(a, b cortex.ToolEventRow) int {
-		if c := strings.Compare(a.Timestamp, b.Timestamp); c != 0 {
-			return c
-		}
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
-	return out, nil
+	return readByIDs(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events`, ids, scanToolEvent,
+		func(r cortex.ToolEventRow) (string, int64) { return r.Timestamp, r.ID })
 }

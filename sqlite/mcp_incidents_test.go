@@ -166,7 +166,7 @@ func TestToolCallsAndEventsByID(t *testing.T) {
 func TestToolEventsByIDChunks(t *testing.T) {
 	db, _ := openTestDB(t)
 	var recs []cortex.ImportRecord
-	n := mcpIDChunk + 7
+	n := idChunk + 7
 	for i := range n {
 		k := fmt.Sprintf("c%d", i)
 		recs = append(recs, withEvents(rec(k, "", cortex.RoleToolCall, k, t0.Add(time.Duration(n-i)*time.Second)),
