@@ -114,6 +114,47 @@ type Status struct {
 	LastIndexedAt string                      `json:"last_indexed_at,omitempty"`
 	Oldest        string                      `json:"oldest_row,omitempty"`
 	Newest        string                      `json:"newest_row,omitempty"`
+	// LogRows counts the non-AI log rows stored by the syslog receiver and
+	// log-file imports (the sum of LogIngest's stored counters).
+	LogRows int64 `json:"log_rows"`
+	// LogIngest reports the log receivers' counters by source, accumulated
+	// over runs: what they received, stored, dropped and could not parse.
+	LogIngest []LogIngestCounters `json:"log_ingest"`
+}
+
+// LogIngestCounters are the counters of one log source: "syslog:udp",
+// "syslog:tcp" or "file". Received counts messages (or lines) read;
+// Stored those written as rows; Dropped those discarded because the
+// receiver's queue was full; Malformed those stored as raw rows with a
+// parse-error note; Oversized those cut to the size limit; KernelDrops
+// UDP datagrams the operating system discarded before Cortex read them
+// (Linux only). The syslog receiver also passes these as deltas to the
+// store.
+type LogIngestCounters struct {
+	Source      string `json:"source"`
+	Received    int64  `json:"received"`
+	Stored      int64  `json:"stored"`
+	Dropped     int64  `json:"dropped"`
+	Malformed   int64  `json:"malformed"`
+	Oversized   int64  `json:"oversized"`
+	KernelDrops int64  `json:"kernel_drops"`
+	FirstAt     string `json:"first_at,omitempty"`
+	UpdatedAt   string `json:"updated_at,omitempty"`
+}
+
+// Add adds o's counts to c.
+func (c *LogIngestCounters) Add(o LogIngestCounters) {
+	c.Received += o.Received
+	c.Stored += o.Stored
+	c.Dropped += o.Dropped
+	c.Malformed += o.Malformed
+	c.Oversized += o.Oversized
+	c.KernelDrops += o.KernelDrops
+}
+
+// Zero reports whether c counts nothing.
+func (c *LogIngestCounters) Zero() bool {
+	return c.Received == 0 && c.Stored == 0 && c.Dropped == 0 && c.Malformed == 0 && c.Oversized == 0 && c.KernelDrops == 0
 }
 
 // SourceStatus counts transcript files by kind.

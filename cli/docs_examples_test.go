@@ -201,7 +201,7 @@ func TestDocExamplesRun(t *testing.T) {
 // SIGINT (or end of input) after a moment.
 func runExample(t *testing.T, e *env, env, args []string) (int, string) {
 	t.Helper()
-	long := len(args) > 0 && (args[0] == "serve" || args[0] == "watch" || args[0] == "mcp")
+	long := len(args) > 0 && (args[0] == "serve" || args[0] == "watch" || args[0] == "mcp" || args[0] == "syslog")
 	if len(args) > 0 && args[0] == "serve" {
 		args = append(args, "--listen", "127.0.0.1:0")
 		for i, a := range args {

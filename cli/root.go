@@ -69,6 +69,9 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		NewCmdMCP(f, nil),
 		NewCmdBench(f),
 		NewCmdConfig(f),
+		NewCmdSyslog(f, nil),
+		NewCmdLogs(f, nil),
+		NewCmdIngestLogs(f, nil),
 	)
 	return root
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/httpapi"
 	"github.com/cortexhq/cortex/mcpserver"
+	"github.com/cortexhq/cortex/syslogd"
 	"github.com/cortexhq/cortex/watch"
 )
 
@@ -22,6 +23,10 @@ type ServeOptions struct {
 	Listen  string
 	NoWatch bool
 	Paths   []string
+	// Syslog runs the syslog receiver too ([syslog] enabled does the
+	// same); SyslogFlags are its --syslog-* flags.
+	Syslog      bool
+	SyslogFlags SyslogFlags
 	// Ready, when set, is called with the bound address (tests).
 	Ready func(addr string)
 }
@@ -33,8 +38,9 @@ func NewCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *c
 		Use:   "serve [PATH...]",
 		Short: "Serve the REST API and MCP over HTTP, and index transcripts as they are written",
 		Long: `Runs, in one process: the REST API (/api/…, OpenAPI at /api/openapi.json), the MCP
-streamable-HTTP endpoint (/mcp), /health, and the realtime watcher that indexes
-transcript lines as the agents write them (like cortex watch; --no-watch to skip).
+streamable-HTTP endpoint (/mcp), /health, the realtime watcher that indexes
+transcript lines as the agents write them (like cortex watch; --no-watch to skip),
+and with --syslog (or [syslog] enabled) the syslog receiver (like cortex syslog).
 
 Listens on 127.0.0.1:3100 by default ([server] listen, CORTEX_LISTEN, --listen).
 Authentication: bearer tokens [server] read_token (CORTEX_READ_TOKEN, scope cortex:read)
@@ -50,6 +56,8 @@ watcher finishes its pass.`,
 	}
 	cmd.Flags().StringVar(&opts.Listen, "listen", "", "HTTP address (default [server] listen, 127.0.0.1:3100)")
 	cmd.Flags().BoolVar(&opts.NoWatch, "no-watch", false, "do not watch transcript folders")
+	cmd.Flags().BoolVar(&opts.Syslog, "syslog", false, "also receive syslog over UDP and TCP (default 127.0.0.1:1514; see cortex syslog)")
+	opts.SyslogFlags.Register(cmd, "syslog-")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		opts.Paths = args
 		if runF != nil {
@@ -64,6 +72,13 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	syslogOn := opts.Syslog || cfg.Syslog.Enabled
+	var sopts syslogd.Options
+	if syslogOn {
+		if sopts, err = syslogOptions(f, cfg, &opts.SyslogFlags); err != nil {
+			return err
+		}
 	}
 	listen := cfg.Server.Listen
 	if opts.Listen != "" {
@@ -122,6 +137,12 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		}
 		fmt.Fprintf(f.IO.ErrOut, "cortex serve: watching %d folder(s)\n", len(wopts.Roots))
 		g.Go(func() error { return watch.Run(gctx, db, wopts) })
+	}
+	if syslogOn {
+		sopts.Ready = func(udp, tcp net.Addr) {
+			fmt.Fprintf(f.IO.ErrOut, "cortex serve: syslog on udp %s, tcp %s\n", addrOrOff(udp), addrOrOff(tcp))
+		}
+		g.Go(func() error { return syslogd.Run(gctx, db, sopts) })
 	}
 	err = g.Wait()
 	if ctx.Err() != nil && err == nil {

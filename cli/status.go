@@ -67,6 +67,14 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 		o.Printf(", %d %s", st.Sources.ByKind[k], k)
 	}
 	o.Printf("\n")
+	if st.LogRows > 0 || len(st.LogIngest) > 0 {
+		o.Printf("Logs      %d non-AI rows", st.LogRows)
+		for _, c := range st.LogIngest {
+			o.Printf("; %s: %d received, %d stored, %d dropped, %d malformed", c.Source, c.Received, c.Stored,
+				c.Dropped+c.KernelDrops, c.Malformed)
+		}
+		o.Printf("\n")
+	}
 	if st.LastIndexedAt != "" {
 		o.Printf("Indexed   last at %s\n", st.LastIndexedAt)
 	}

@@ -30,6 +30,9 @@ type Config struct {
 	Index IndexConfig `toml:"index"`
 	// Server configures `cortex serve` (REST, MCP over HTTP, watcher).
 	Server ServerConfig `toml:"server"`
+	// Syslog configures the syslog receiver (`cortex syslog`, and
+	// `cortex serve` when enabled).
+	Syslog SyslogConfig `toml:"syslog"`
 	// LLM configures the guarded LLM runner ([llm], [llm.actions.<name>],
 	// [llm.gemini]).
 	LLM llm.Config `toml:"llm"`
@@ -50,6 +53,21 @@ type ServerConfig struct {
 	// loopback-only.
 	ReadToken  string `toml:"read_token"`
 	AdminToken string `toml:"admin_token"`
+}
+
+// SyslogConfig configures the syslog receiver ([syslog]).
+type SyslogConfig struct {
+	// Enabled runs the receiver in `cortex serve` (also --syslog).
+	Enabled bool `toml:"enabled"`
+	// UDP and TCP are the listen addresses ("off" disables one; default
+	// 127.0.0.1:1514 each).
+	UDP string `toml:"udp"`
+	TCP string `toml:"tcp"`
+	// QueueSize bounds the messages waiting for the writer; more are
+	// dropped and counted.
+	QueueSize int `toml:"queue_size"`
+	// MaxMessageBytes cuts longer messages (marked as cut).
+	MaxMessageBytes int `toml:"max_message_bytes"`
 }
 
 // DefaultListen is the default HTTP address of `cortex serve`.

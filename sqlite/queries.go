@@ -166,7 +166,8 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 // Status describes the store.
 func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
 	st := cortex.Status{DBPath: db.path, SchemaVersion: SchemaVersion(), RowsByTool: map[string]int64{},
-		RowsByRole: map[string]map[string]int64{}, RecentErrors: []cortex.SourceError{}, UnknownTypes: []cortex.UnknownTypeCount{}}
+		RowsByRole: map[string]map[string]int64{}, RecentErrors: []cortex.SourceError{}, UnknownTypes: []cortex.UnknownTypeCount{},
+		LogIngest: []cortex.LogIngestCounters{}}
 	st.Sources.ByKind = map[string]int64{}
 	if fi, err := os.Stat(db.path); err == nil {
 		st.DBBytes = fi.Size()
@@ -268,6 +269,12 @@ func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
+	}
+	if st.LogIngest, err = db.LogIngestCounters(ctx); err != nil {
+		return st, err
+	}
+	for _, c := range st.LogIngest {
+		st.LogRows += c.Stored
 	}
 	return st, nil
 }

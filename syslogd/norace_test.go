@@ -1,0 +1,5 @@
+//go:build !race
+
+package syslogd
+
+const raceEnabled = false
