@@ -24,7 +24,8 @@ tool and MCP calls with their results, and hook runs. Hook configuration files
 are inventoried separately (configured is not proof a hook ran).
 
 Incidents group negative signals — abusive language, user corrections after a skill,
-failing tools, scope confusion, loops — into scored incidents with stable ids;
+failing tools, scope confusion, loops, failing MCP calls, failing or blocking hooks —
+into scored incidents with stable ids (four lenses: abuse, skill, mcp, hook);
 investigate builds bounded evidence bundles with deterministic findings.`,
 		Example: `  cortex ai skills --summary
   cortex ai mcp-events --errors --since 7d
@@ -32,7 +33,9 @@ investigate builds bounded evidence bundles with deterministic findings.`,
   cortex ai backfill --all --dry-run
   cortex ai skill-incidents --since 30d
   cortex ai skill-investigate lavra:lavra-plan
-  cortex ai abuse --since 7d`,
+  cortex ai abuse --since 7d
+  cortex ai mcp-investigate labby
+  cortex ai hook-incidents PostToolUse:Bash`,
 	}
 	cmd.AddCommand(
 		NewCmdAISkills(f, nil),
