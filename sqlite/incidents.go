@@ -212,9 +212,16 @@ func (db *DB) RowsByID(ctx context.Context, ids []int64) ([]cortex.EvidenceRow, 
 
 // NearbyLogs returns non-AI log rows of host in [from, to], in time order,
 // at most limit; errorsOnly keeps error severity and worse.
+//
+// A host matches by its short name too: transcripts carry the agent
+// machine's hostname ("vm") while a syslog sender may write its FQDN
+// ("vm.example.com"), or the other way round; rows of any host whose
+// first label equals host's (case-insensitive) are the same machine.
 func (db *DB) NearbyLogs(ctx context.Context, host string, from, to time.Time, errorsOnly bool, limit int) ([]cortex.EvidenceRow, error) {
-	q := `SELECT ` + evidenceCols + ` FROM logs WHERE hostname = ? AND ai_tool IS NULL AND timestamp >= ? AND timestamp <= ?`
-	args := []any{host, cortex.FormatTime(from), cortex.FormatTime(to)}
+	short, _, _ := strings.Cut(host, ".")
+	q := `SELECT ` + evidenceCols + ` FROM logs WHERE ai_tool IS NULL AND timestamp >= ? AND timestamp <= ?
+		AND (hostname = ? OR hostname = ? COLLATE NOCASE OR hostname LIKE ? ESCAPE '\')`
+	args := []any{cortex.FormatTime(from), cortex.FormatTime(to), host, short, likeEscape(short) + ".%"}
 	if errorsOnly {
 		sev := cortex.ErrorSeverities()
 		q += ` AND severity IN (` + strings.TrimSuffix(strings.Repeat("?,", len(sev)), ",") + `)`
@@ -348,4 +355,9 @@ func (db *DB) SkillNames(ctx context.Context) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// likeEscape escapes the LIKE wildcards of s (with backslash as escape).
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

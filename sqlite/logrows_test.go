@@ -224,3 +224,39 @@ func TestLogsQueryPlan(t *testing.T) {
 		t.Errorf("plan with host: %s", p)
 	}
 }
+
+// TestNearbyLogsMatchTheShortHostName: a syslog sender writing its FQDN
+// (or a transcript host that is one) is the same machine as the short
+// name; another host sharing a prefix is not.
+func TestNearbyLogsMatchTheShortHostName(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	rows := []LogRow{
+		sysRow("vm", "a", cortex.SevError, "short", 1),
+		sysRow("vm.example.com", "b", cortex.SevError, "fqdn", 2),
+		sysRow("VM.lan", "c", cortex.SevError, "other case", 3),
+		sysRow("vmx", "d", cortex.SevError, "prefix only", 4),
+		sysRow("vm_x.lan", "e", cortex.SevError, "underscore", 5),
+		sysRow("other", "f", cortex.SevError, "other host", 6),
+	}
+	if _, err := db.InsertLogs(ctx, rows, nil); err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]string{
+		"vm":             "short,fqdn,other case",
+		"vm.example.com": "short,fqdn,other case",
+		"vm_x":           "underscore",
+	} {
+		got, err := db.NearbyLogs(ctx, host, t0, t0.Add(time.Hour), false, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, r := range got {
+			msgs = append(msgs, r.Message)
+		}
+		if strings.Join(msgs, ",") != want {
+			t.Errorf("host %q: %v, want %s", host, msgs, want)
+		}
+	}
+}
