@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
 // startServe starts `cortex serve` on a free loopback port and returns its
@@ -175,14 +177,4 @@ func TestServeEndToEnd(t *testing.T) {
 	runTypeScriptClient(t, e.vars, "http", base+"/mcp", "read-tok")
 }
 
-func labelledDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "corpus", "labelled"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("labelled corpus not available")
-	}
-	return dir
-}
+func labelledDir(t *testing.T) string { return testcorpus.Labelled(t) }
