@@ -220,3 +220,18 @@ func sortIncidents(incs []cortex.Incident) {
 		return strings.Compare(a.ID, b.ID)
 	})
 }
+
+// toMembers turns the candidate rows a lens read (at most capRows+1, so
+// that one more says the scan was cut) into members: it returns them,
+// the rows scanned and whether more were left.
+func toMembers[T any](cs []T, capRows int, toMember func(T) member) ([]member, int, bool) {
+	truncated := len(cs) > capRows
+	if truncated {
+		cs = cs[:capRows]
+	}
+	ms := make([]member, len(cs))
+	for i, c := range cs {
+		ms[i] = toMember(c)
+	}
+	return ms, len(cs), truncated
+}

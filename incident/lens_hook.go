@@ -349,14 +349,10 @@ func (l hookLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incid
 		if err != nil {
 			return nil, 0, false, err
 		}
-		if truncated = len(cs) > capRows; truncated {
-			cs = cs[:capRows]
-		}
-		scanned = len(cs)
-		for _, c := range cs {
-			ms = append(ms, member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: hookKind(c.Meta), Key: groupKey{
-				Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Event, c.Name, c.Source}}})
-		}
+		ms, scanned, truncated = toMembers(cs, capRows, func(c sqlite.HookCandidate) member {
+			return member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: hookKind(c.Meta), Key: groupKey{
+				Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Event, c.Name, c.Source}}}
+		})
 	}
 	if p.EvidenceKind == cortex.EvidenceRuntime {
 		return ms, scanned, truncated, nil

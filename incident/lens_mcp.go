@@ -189,16 +189,11 @@ func (mcpLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incident
 	if err != nil {
 		return nil, 0, false, err
 	}
-	truncated := len(cs) > capRows
-	if truncated {
-		cs = cs[:capRows]
-	}
-	ms := make([]member, len(cs))
-	for i, c := range cs {
-		ms[i] = member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: c.CallID, Key: groupKey{
+	ms, n, truncated := toMembers(cs, capRows, func(c sqlite.MCPCandidate) member {
+		return member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: c.CallID, Key: groupKey{
 			Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Server, c.MCPTool}}}
-	}
-	return ms, len(cs), truncated, nil
+	})
+	return ms, n, truncated, nil
 }
 
 // mcpCall is an MCP call as the detectors read it.

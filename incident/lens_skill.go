@@ -42,16 +42,11 @@ func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 	if err != nil {
 		return nil, 0, false, err
 	}
-	truncated := len(cs) > capRows
-	if truncated {
-		cs = cs[:capRows]
-	}
-	ms := make([]member, len(cs))
-	for i, c := range cs {
-		ms[i] = member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: c.Kind, Key: groupKey{
+	ms, n, truncated := toMembers(cs, capRows, func(c sqlite.SkillCandidate) member {
+		return member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: c.Kind, Key: groupKey{
 			Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Skill, c.Plugin}}}
-	}
-	return ms, len(cs), truncated, nil
+	})
+	return ms, n, truncated, nil
 }
 
 // detect reads each session once — its user rows and failed tool calls
