@@ -40,13 +40,20 @@ type candidate struct {
 	explicit bool              // named directly on the command line
 }
 
-// skipDirs are never descended into.
-var skipDirs = map[string]bool{".git": true, "node_modules": true, ".cache": true, "target": true, ".venv": true, "__pycache__": true}
+// SkipDir reports the folders a directory walk never descends into
+// (version control, dependencies, caches).
+func SkipDir(name string) bool {
+	switch name {
+	case ".git", "node_modules", ".cache", "target", ".venv", "__pycache__":
+		return true
+	}
+	return false
+}
 
-// transcriptName reports whether a file found while walking a directory may
-// be a transcript: JSON/JSONL files and extension-less files (Entire stores
-// Claude transcripts as "raw_transcript"). Sidecars are excluded.
-func transcriptName(name string) bool {
+// TranscriptName reports whether a file found while walking a directory
+// may be a transcript: JSON/JSONL files and extension-less files (Entire
+// stores Claude transcripts as "raw_transcript"). Sidecars are excluded.
+func TranscriptName(name string) bool {
 	if strings.HasSuffix(name, ".meta.json") {
 		return false
 	}
@@ -140,7 +147,7 @@ func discover(ctx context.Context, paths []string, home string) (discovery, erro
 			}
 			name := de.Name()
 			if de.IsDir() {
-				if p != abs && skipDirs[name] {
+				if p != abs && SkipDir(name) {
 					return fs.SkipDir
 				}
 				return nil
@@ -154,7 +161,7 @@ func discover(ctx context.Context, paths []string, home string) (discovery, erro
 				return nil
 			}
 			f, byPath := transcript.FormatFromPath(p)
-			if !byPath && !transcriptName(name) {
+			if !byPath && !TranscriptName(name) {
 				return nil
 			}
 			info, err := de.Info()

@@ -301,7 +301,7 @@ func (w *writer) fileDone(path string, st fileStats) {
 	w.prog.FilesDone++
 	w.sum.merge(st)
 	if st.err != "" && st.err != "canceled" {
-		w.sum.Errors = append(w.sum.Errors, FileError{Path: path, Error: st.err})
+		w.sum.Errors = append(w.sum.Errors, FileError{Path: path, Error: st.err, Unsupported: st.outcome == "unsupported"})
 	}
 }
 

@@ -61,6 +61,9 @@ type Progress struct {
 type FileError struct {
 	Path  string `json:"path"`
 	Error string `json:"error"`
+	// Unsupported says the file's content is not a transcript of any
+	// supported agent (retrying cannot help until it changes).
+	Unsupported bool `json:"unsupported,omitempty"`
 }
 
 // Summary reports what an Index run did.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/cortexhq/cortex/ingest"
 	"github.com/cortexhq/cortex/transcript"
 )
 
@@ -104,7 +105,7 @@ func (w *watcher) addTree(dir string, enqueue bool) {
 			return nil
 		}
 		if de.IsDir() {
-			if p != dir && skipDir(de.Name()) {
+			if p != dir && ingest.SkipDir(de.Name()) {
 				return fs.SkipDir
 			}
 			// Watch first, then list: a file created meanwhile is seen by
@@ -214,7 +215,7 @@ func (w *watcher) handleEvent(ev fsnotify.Event) {
 			w.resolveMissing()
 		}
 		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-			if parent&kindTree != 0 && !skipDir(fi.Name()) {
+			if parent&kindTree != 0 && !ingest.SkipDir(fi.Name()) {
 				w.addTree(p, true)
 			}
 			return
@@ -249,33 +250,13 @@ func (w *watcher) stopNotify(what string, err error) {
 }
 
 // candidate reports whether a file found in a watched folder may be a
-// transcript, by the same rule as ingest's folder walk: a path the agents
-// use for transcripts, or a JSON/JSONL name, or a name without extension
-// (Entire's raw_transcript); .meta.json sidecars are not.
+// transcript: a path the agents use for transcripts, or a name ingest's
+// folder walk would read (ingest.TranscriptName).
 func candidate(path string) bool {
 	if _, ok := transcript.FormatFromPath(path); ok {
 		return true
 	}
-	name := filepath.Base(path)
-	if strings.HasSuffix(name, ".meta.json") {
-		return false
-	}
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".jsonl", ".json", ".ndjson":
-		return true
-	case "":
-		return !strings.HasPrefix(name, ".")
-	}
-	return false
-}
-
-// skipDir reports the folders ingest never descends into.
-func skipDir(name string) bool {
-	switch name {
-	case ".git", "node_modules", ".cache", "target", ".venv", "__pycache__":
-		return true
-	}
-	return false
+	return ingest.TranscriptName(filepath.Base(path))
 }
 
 // isWatchLimit reports running out of watches (inotify's ENOSPC) or file

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -446,7 +445,7 @@ func (w *watcher) finish(r passResult) {
 	// NotFound: every path vanished before the pass read it; nothing to do.
 	failed := map[string]bool{}
 	for _, e := range r.sum.Errors {
-		if notTranscript(e.Error) {
+		if e.Unsupported {
 			// Content that is not a transcript does not become one by
 			// retrying; the next change of the file is looked at again.
 			w.log.Debug("watch: not a transcript", "path", e.Path, "err", e.Error)
@@ -485,13 +484,6 @@ func (w *watcher) retry(path string, now time.Time) (time.Duration, int) {
 		w.pending[path] = now
 	}
 	return d, b.attempt
-}
-
-// notTranscript reports a file error that says the content is not a
-// transcript (a file named on the command line, or by an event, that turned
-// out to be other JSON).
-func notTranscript(msg string) bool {
-	return strings.HasPrefix(msg, "not a transcript")
 }
 
 // enqueue marks a changed file for the next pass.
