@@ -6,10 +6,10 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/proc"
 	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/redact"
 	"github.com/cortexhq/cortex/sqlite"
@@ -112,7 +112,7 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 	if opts.Holder == "" {
 		opts.Holder = "backfill"
 	}
-	release, err := store.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, processAlive, 6*time.Hour)
+	release, err := store.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, proc.Alive, 6*time.Hour)
 	if err != nil {
 		return res, err
 	}
@@ -236,13 +236,4 @@ func normalizeKinds(kinds []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// processAlive reports whether a process with this pid runs on this host.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
 }

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/proc"
 	"github.com/cortexhq/cortex/redact"
 )
 
@@ -141,7 +142,7 @@ func NewRunner(ctx context.Context, cfg Config, audit Audit, opts ...Option) (*R
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: cfg, audit: audit, clock: systemClock{}, red: redact.New(), pid: os.Getpid(), alive: processAlive,
+	r := &Runner{cfg: cfg, audit: audit, clock: systemClock{}, red: redact.New(), pid: os.Getpid(), alive: proc.Alive,
 		live: map[string]bool{}}
 	r.host, _ = os.Hostname()
 	for _, o := range opts {

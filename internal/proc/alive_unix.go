@@ -1,15 +1,16 @@
 //go:build unix
 
-package llm
+// Package proc answers questions about processes on this host.
+package proc
 
 import (
 	"errors"
 	"syscall"
 )
 
-// processAlive reports whether a process with this id exists (EPERM
+// Alive reports whether a process with this id exists on this host (EPERM
 // means it exists but belongs to someone else).
-func processAlive(pid int) bool {
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+// Package proc answers questions about processes on this host.
+package proc
+
+// Alive cannot tell on this platform and says yes, so that nothing held
+// by a live process is ever taken over by mistake.
+func Alive(pid int) bool { return true }
