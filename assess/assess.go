@@ -242,18 +242,11 @@ func (a *Assessor) skillDocument(ctx context.Context, b cortex.Bundle) *SkillDoc
 		}
 		doc := &SkillDocument{Path: ev.SkillPath, Content: rows[0].Message, SourceLogID: ev.LogID}
 		if len(doc.Content) > maxSkillDocument {
-			doc.Content, doc.Truncated = cutUTF8(doc.Content, maxSkillDocument), true
+			doc.Content, doc.Truncated = cortex.CutUTF8(doc.Content, maxSkillDocument), true
 		}
 		return doc
 	}
 	return nil
-}
-
-func cutUTF8(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // IsDenied reports whether err is an LLM refusal (disabled, rate limited,

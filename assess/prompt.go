@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/llm"
@@ -130,12 +129,5 @@ func subject(inc cortex.Incident) string {
 		}
 		return r
 	}, s)
-	if len(s) > maxSubject {
-		i := maxSubject
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i]
-	}
-	return "`" + strings.ToValidUTF8(s, "") + "`"
+	return "`" + strings.ToValidUTF8(cortex.CutUTF8(s, maxSubject), "") + "`"
 }

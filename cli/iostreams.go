@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"golang.org/x/term"
+
+	"github.com/cortexhq/cortex"
 )
 
 // IOStreams is the one output abstraction of the CLI: commands never touch
@@ -68,13 +70,7 @@ func Safe(s string) string {
 func OneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(Safe(s)), " ")
 	if max > 0 && len(s) > max {
-		cut := max
-		for cut > 0 && !utf8RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+		s = cortex.CutUTF8(s, max) + "…"
 	}
 	return s
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -379,7 +379,7 @@ func (p *parser) hook(f *jsonFile, path, event string, matcher *string, g, h int
 	if len(cmd) > MaxCommandBytes {
 		meta["command_truncated"] = "true"
 		meta["command_bytes"] = fmt.Sprint(len(cmd))
-		cmd = truncate(cmd, MaxCommandBytes)
+		cmd = cortex.CutUTF8(cmd, MaxCommandBytes)
 	}
 	if raw, ok := get(hm, "name"); !isNull(raw, ok) {
 		s, ok := str(raw)

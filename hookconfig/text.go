@@ -35,18 +35,6 @@ func hasControl(s string, multiline bool) bool {
 	return false
 }
 
-// truncate cuts s to at most n bytes at a UTF-8 boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
-}
-
 // keyPath renders a key for a problem message: plain keys as is, others
 // quoted.
 func keyPath(k string) string {

@@ -43,7 +43,7 @@ func tomlType(v any) string {
 func scalar(v any) string {
 	switch x := v.(type) {
 	case string:
-		return truncate(x, maxTypeBytes)
+		return cortex.CutUTF8(x, maxTypeBytes)
 	case bool:
 		return strconv.FormatBool(x)
 	case int64:

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/findings"
@@ -48,11 +47,8 @@ func cutText(s string, maxBytes int) (string, bool) {
 	if len(s) <= maxBytes {
 		return s, false
 	}
-	i := maxBytes
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "… [cut " + strconv.Itoa(len(s)-i) + " bytes]", true
+	head := cortex.CutUTF8(s, maxBytes)
+	return head + "… [cut " + strconv.Itoa(len(s)-len(head)) + " bytes]", true
 }
 
 func boundRows(rows []*cortex.EvidenceRow, maxBytes int) {

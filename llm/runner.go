@@ -18,7 +18,6 @@ import (
 	"os"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/proc"
@@ -527,13 +526,7 @@ func retryAfter(d time.Duration) string {
 
 // capUTF8 cuts s to at most n bytes on a rune boundary.
 func capUTF8(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n], true
+	return cortex.CutUTF8(s, n), len(s) > n
 }
 
 // cappedWriter forwards at most left bytes, cut on rune boundaries, and

@@ -520,7 +520,7 @@ func (c *ClaudeParser) parseSystem(v *fastjson.Value, res *Result) {
 			meta = v.Get("microcompactMetadata")
 		}
 		pre, _ := intAt(meta, "preTokens")
-		res.Entry.Text = fmt.Sprintf("Conversation compacted (%s, %s trigger, %d tokens before)", sub, cutUTF8(str(meta, "trigger"), 64), pre)
+		res.Entry.Text = fmt.Sprintf("Conversation compacted (%s, %s trigger, %d tokens before)", sub, cortex.CutUTF8(str(meta, "trigger"), 64), pre)
 		return
 	}
 	role := cortex.RoleSystem
@@ -735,7 +735,7 @@ func ToolCallText(name string, input *fastjson.Value) string {
 		})
 	} else if input != nil {
 		b.WriteString(" ")
-		b.WriteString(cutUTF8(compactValue(input), 256))
+		b.WriteString(cortex.CutUTF8(compactValue(input), 256))
 	}
 	t.add(b.String())
 	return t.String()
@@ -751,7 +751,7 @@ func writeArg(b *strings.Builder, k string, x *fastjson.Value) {
 	b.WriteString(" ")
 	b.WriteString(clean(k))
 	b.WriteString("=")
-	b.WriteString(cutUTF8(val, 256))
+	b.WriteString(cortex.CutUTF8(val, 256))
 }
 
 // toolResultText flattens tool_result content: a string, or a list of text
@@ -778,7 +778,7 @@ func toolResultText(x *fastjson.Value) string {
 		default:
 			// Unknown part types (documents, …) may carry base64 payloads:
 			// name them, keep the payload in the raw record only.
-			b.WriteString("[" + cutUTF8(str(p, "type"), 64) + "]")
+			b.WriteString("[" + cortex.CutUTF8(str(p, "type"), 64) + "]")
 		}
 	}
 	return b.String()

@@ -286,7 +286,7 @@ func (c *CodexParser) responseItem(v, pl *fastjson.Value, pt string, res *Result
 			if a, err := c.argsP.Parse(args); err == nil {
 				input = a
 			} else {
-				input = fastjson.MustParse(strconv.Quote(cutUTF8(args, MaxToolInputText)))
+				input = fastjson.MustParse(strconv.Quote(cortex.CutUTF8(args, MaxToolInputText)))
 			}
 		} else if in := pl.Get("input"); in != nil {
 			input = in
@@ -373,7 +373,7 @@ func (c *CodexParser) setText(res *Result, text string, max int) {
 
 func (c *CodexParser) resultText(res *Result, name, body string, failed bool) {
 	var cut bool
-	prefix := cutUTF8(name, 256)
+	prefix := cortex.CutUTF8(name, 256)
 	if prefix == "" {
 		prefix = "tool"
 	}
@@ -423,7 +423,7 @@ func (c *CodexParser) eventMsg(v, pl *fastjson.Value, pt string, res *Result) {
 		c.envelope(v, res, cortex.RoleSystem, "event_msg:exec_command_end")
 		exit, ok := intAt(pl, "exit_code")
 		cmd := compactValue(pl.Get("command"))
-		res.Entry.Text = fmt.Sprintf("command finished (exit %d): %s", exit, cutUTF8(cmd, 512))
+		res.Entry.Text = fmt.Sprintf("command finished (exit %d): %s", exit, cortex.CutUTF8(cmd, 512))
 		putMeta(&res.Entry.Meta, "call_id", str(pl, "call_id"))
 		if ok {
 			putMeta(&res.Entry.Meta, "exit_code", strconv.FormatInt(exit, 10))
@@ -437,7 +437,7 @@ func (c *CodexParser) eventMsg(v, pl *fastjson.Value, pt string, res *Result) {
 		ok := boolAt(pl, "success")
 		res.Entry.Text = "patch applied"
 		if !ok {
-			res.Entry.Text = "patch failed: " + cutUTF8(str(pl, "stderr"), 1024)
+			res.Entry.Text = "patch failed: " + cortex.CutUTF8(str(pl, "stderr"), 1024)
 			res.Entry.IsError = true
 			res.Entry.Severity = cortex.SevError
 		}
@@ -454,11 +454,11 @@ func (c *CodexParser) eventMsg(v, pl *fastjson.Value, pt string, res *Result) {
 	case "web_search_end":
 		c.envelope(v, res, cortex.RoleToolResult, "event_msg:web_search_end")
 		res.Entry.ToolName = "web_search"
-		res.Entry.Text = "[web_search result] " + cutUTF8(str(pl, "query"), MaxToolInputText)
+		res.Entry.Text = "[web_search result] " + cortex.CutUTF8(str(pl, "query"), MaxToolInputText)
 		putMeta(&res.Entry.Meta, "call_id", str(pl, "call_id"))
 	case "turn_aborted":
 		c.envelope(v, res, cortex.RoleSystem, "event_msg:turn_aborted")
-		res.Entry.Text = "Turn aborted: " + cutUTF8(str(pl, "reason"), MaxToolInputText)
+		res.Entry.Text = "Turn aborted: " + cortex.CutUTF8(str(pl, "reason"), MaxToolInputText)
 	case "context_compacted":
 		c.envelope(v, res, cortex.RoleSystem, "event_msg:context_compacted")
 		res.Entry.Text = "Context compacted"

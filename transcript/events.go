@@ -97,7 +97,7 @@ func NormalizeSkill(name, plugin string) (skillName, skillPlugin string, ok bool
 			plugin = strings.TrimSpace(p)
 		}
 	}
-	return strings.TrimSpace(cutUTF8(name, MaxSkillField)), strings.TrimSpace(cutUTF8(plugin, MaxSkillField)), true
+	return strings.TrimSpace(cortex.CutUTF8(name, MaxSkillField)), strings.TrimSpace(cortex.CutUTF8(plugin, MaxSkillField)), true
 }
 
 // hasControl reports whether s holds a control character (C0, DEL, C1).
@@ -128,7 +128,7 @@ func SplitMCPName(name string) (server, tool string, ok bool) {
 // toolEvent returns a tool event named name with the MCP server and tool
 // split off when the name has the MCP shape.
 func toolEvent(kind, callID, name string) cortex.ToolEvent {
-	t := cortex.ToolEvent{EventKind: kind, CallID: cutUTF8(callID, maxEventName), ToolName: cutUTF8(name, maxEventName)}
+	t := cortex.ToolEvent{EventKind: kind, CallID: cortex.CutUTF8(callID, maxEventName), ToolName: cortex.CutUTF8(name, maxEventName)}
 	t.MCPServer, t.MCPTool, _ = SplitMCPName(t.ToolName)
 	return t
 }
@@ -137,16 +137,16 @@ func toolEvent(kind, callID, name string) cortex.ToolEvent {
 func turnID(e *cortex.Entry, own ...string) string {
 	for _, t := range own {
 		if t != "" {
-			return cutUTF8(t, maxEventName)
+			return cortex.CutUTF8(t, maxEventName)
 		}
 	}
-	return cutUTF8(e.Meta["turn_id"], maxEventName)
+	return cortex.CutUTF8(e.Meta["turn_id"], maxEventName)
 }
 
 // setArguments stores the bounded arguments JSON.
 func setArguments(t *cortex.ToolEvent, js string, truncated bool) {
 	if len(js) > MaxEventArgs {
-		js, truncated = cutUTF8(js, MaxEventArgs), true
+		js, truncated = cortex.CutUTF8(js, MaxEventArgs), true
 	}
 	t.ArgumentsJSON = js
 	if truncated {
@@ -198,19 +198,19 @@ func preview[T string | []byte](b T, max int, keepTail bool) (s string, cut bool
 		return preview(s, max, keepTail) // invalid UTF-8 grew when replaced
 	}
 	if !keepTail {
-		return cutUTF8(clean(string(b[:runeFloor(b, max)])), max), true
+		return cortex.CutUTF8(clean(string(b[:runeFloor(b, max)])), max), true
 	}
 	// The marker is at most 46 bytes ("\n[… " + 20 digits + " bytes
 	// omitted …]\n").
 	room := max - 64
 	head, tail := room*3/4, room-room*3/4
-	h := cutUTF8(clean(string(b[:runeFloor(b, head)])), head)
+	h := cortex.CutUTF8(clean(string(b[:runeFloor(b, head)])), head)
 	i := len(b) - tail
 	for i < len(b) && !utf8.RuneStart(b[i]) {
 		i++
 	}
 	tl := tailUTF8(clean(string(b[i:])), tail)
-	return cutUTF8(fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h, len(b)-len(h)-len(tl), tl), max), true
+	return cortex.CutUTF8(fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h, len(b)-len(h)-len(tl), tl), max), true
 }
 
 // runeFloor is the largest n <= max (and < len(b)) at which b can be cut
@@ -273,7 +273,7 @@ func jsonText(v *fastjson.Value, max int) (string, bool) {
 	w := jsonWriter{b: make([]byte, 0, min(max, 511)+1), max: max}
 	w.value(v)
 	if w.full {
-		return cutUTF8(clean(string(w.b)), max), true
+		return cortex.CutUTF8(clean(string(w.b)), max), true
 	}
 	return string(w.b), false
 }

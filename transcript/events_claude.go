@@ -106,7 +106,7 @@ func claudeAttribution(ev *cortex.Events, rec, msg *fastjson.Value) {
 		s := cortex.SkillEvent{SkillName: name, SkillPlugin: plugin,
 			EventKind: cortex.SkillClaudeAttribution, EvidenceKind: cortex.EvidenceStructured}
 		putMeta(&s.Meta, "field", src.prefix+"attributionSkill")
-		putMeta(&s.Meta, "agent", cutUTF8(str(src.v, "attributionAgent"), MaxSkillField))
+		putMeta(&s.Meta, "agent", cortex.CutUTF8(str(src.v, "attributionAgent"), MaxSkillField))
 		ev.Skills = append(ev.Skills, s)
 		return
 	}
@@ -144,11 +144,11 @@ func claudeSkillBody(ev *cortex.Events, rec, msg *fastjson.Value) {
 	s := cortex.SkillEvent{SkillName: name, SkillPlugin: plugin, EvidenceKind: cortex.EvidenceContent,
 		EventKind: cortex.SkillClaudeSlash}
 	if p := dir + "/SKILL.md"; !hasControl(p) {
-		s.SkillPath = cutUTF8(p, maxSkillPath)
+		s.SkillPath = cortex.CutUTF8(p, maxSkillPath)
 	}
 	if src := str(rec, "sourceToolUseID"); src != "" {
 		s.EventKind = cortex.SkillClaudeBody
-		putMeta(&s.Meta, "source_tool_use_id", cutUTF8(src, maxEventName))
+		putMeta(&s.Meta, "source_tool_use_id", cortex.CutUTF8(src, maxEventName))
 	}
 	if body = strings.TrimSpace(body); body != "" {
 		putMeta(&s.Meta, "skill_content_sha256", sha256Hex(body))
@@ -189,7 +189,7 @@ func claudeToolUse(ev *cortex.Events, e *cortex.Entry, b *fastjson.Value, blockT
 	s := cortex.SkillEvent{SkillName: sname, SkillPlugin: plugin,
 		EventKind: cortex.SkillClaudeTool, EvidenceKind: cortex.EvidenceStructured}
 	if args := in.Get("args"); args != nil {
-		putMeta(&s.Meta, "args", cutUTF8(valueText(args, MaxSkillField), MaxSkillField))
+		putMeta(&s.Meta, "args", cortex.CutUTF8(valueText(args, MaxSkillField), MaxSkillField))
 	}
 	putMeta(&s.Meta, "tool_use_id", t.CallID)
 	ev.Skills = append(ev.Skills, s)
@@ -234,7 +234,7 @@ func claudeAttachmentEvents(ev *cortex.Events, v *fastjson.Value) {
 			s := cortex.SkillEvent{SkillName: name, SkillPlugin: plugin,
 				EventKind: cortex.SkillClaudeInvoked, EvidenceKind: cortex.EvidenceStructured}
 			if p := str(sk, "path"); !hasControl(p) {
-				s.SkillPath = cutUTF8(strings.TrimSpace(p), maxSkillPath)
+				s.SkillPath = cortex.CutUTF8(strings.TrimSpace(p), maxSkillPath)
 			}
 			if c := str(sk, "content"); c != "" {
 				putMeta(&s.Meta, "skill_content_sha256", sha256Hex(c))
@@ -248,7 +248,7 @@ func claudeAttachmentEvents(ev *cortex.Events, v *fastjson.Value) {
 // async_hook_response attachment.
 func claudeHookAttachment(ev *cortex.Events, a *fastjson.Value, at string) {
 	h := hookEvent(str(a, "hookEvent"), str(a, "hookName"))
-	h.Command = cutUTF8(str(a, "command"), MaxEventText)
+	h.Command = cortex.CutUTF8(str(a, "command"), MaxEventText)
 	exit, hasExit := intAt(a, "exitCode")
 	h.Status = HookStatus(at, exit, hasExit)
 	if hasExit {
@@ -264,13 +264,13 @@ func claudeHookAttachment(ev *cortex.Events, a *fastjson.Value, at string) {
 	setHookOutput(&h, out, str(a, "stderr"))
 	for _, k := range []string{"persistedOutputPath", "outputPath", "persisted_output_path"} {
 		if p := str(a, k); p != "" {
-			h.PersistedOutputPath = cutUTF8(p, maxSkillPath)
+			h.PersistedOutputPath = cortex.CutUTF8(p, maxSkillPath)
 			break
 		}
 	}
-	putMeta(&h.Meta, "attachment_type", cutUTF8(at, maxEventName))
-	putMeta(&h.Meta, "tool_use_id", cutUTF8(str(a, "toolUseID"), maxEventName))
-	putMeta(&h.Meta, "process_id", cutUTF8(str(a, "processId"), maxEventName))
+	putMeta(&h.Meta, "attachment_type", cortex.CutUTF8(at, maxEventName))
+	putMeta(&h.Meta, "tool_use_id", cortex.CutUTF8(str(a, "toolUseID"), maxEventName))
+	putMeta(&h.Meta, "process_id", cortex.CutUTF8(str(a, "processId"), maxEventName))
 	ev.Hooks = append(ev.Hooks, h)
 }
 
@@ -280,7 +280,7 @@ func hookEvent(event, name string) cortex.HookEvent {
 	if event == "" {
 		event, _, _ = strings.Cut(name, ":")
 	}
-	return cortex.HookEvent{HookEvent: cutUTF8(event, maxEventName), HookName: cutUTF8(name, maxEventName),
+	return cortex.HookEvent{HookEvent: cortex.CutUTF8(event, maxEventName), HookName: cortex.CutUTF8(name, maxEventName),
 		EvidenceKind: cortex.EvidenceRuntime}
 }
 
@@ -300,10 +300,10 @@ func setHookOutput(h *cortex.HookEvent, stdout, stderr string) {
 // Claude Code 2.1.7–2.1.50): its outcome is not recorded.
 func claudeHookProgress(ev *cortex.Events, v, d *fastjson.Value) {
 	h := hookEvent(str(d, "hookEvent"), str(d, "hookName"))
-	h.Command = cutUTF8(str(d, "command"), MaxEventText)
+	h.Command = cortex.CutUTF8(str(d, "command"), MaxEventText)
 	h.Status = cortex.HookUnknown
 	putMeta(&h.Meta, "phase", "started")
-	putMeta(&h.Meta, "tool_use_id", cutUTF8(str(v, "toolUseID"), maxEventName))
+	putMeta(&h.Meta, "tool_use_id", cortex.CutUTF8(str(v, "toolUseID"), maxEventName))
 	ev.Hooks = append(ev.Hooks, h)
 }
 
@@ -336,17 +336,17 @@ func claudeStopHookSummary(ev *cortex.Events, v *fastjson.Value) {
 		h.Index = i
 		h.Status = status
 		if info.Type() == fastjson.TypeString {
-			h.Command = cutUTF8(str(info), MaxEventText)
+			h.Command = cortex.CutUTF8(str(info), MaxEventText)
 		} else {
-			h.Command = cutUTF8(str(info, "command"), MaxEventText)
+			h.Command = cortex.CutUTF8(str(info, "command"), MaxEventText)
 		}
 		if d, ok := intAt(info, "durationMs"); ok {
 			h.DurationMS = &d
 		}
 		setHookOutput(&h, "", strings.Join(errs, "\n"))
 		putMeta(&h.Meta, "hook_count", strconv.FormatInt(count, 10))
-		putMeta(&h.Meta, "tool_use_id", cutUTF8(str(v, "toolUseID"), maxEventName))
-		putMeta(&h.Meta, "stop_reason", cutUTF8(str(v, "stopReason"), MaxSkillField))
+		putMeta(&h.Meta, "tool_use_id", cortex.CutUTF8(str(v, "toolUseID"), maxEventName))
+		putMeta(&h.Meta, "stop_reason", cortex.CutUTF8(str(v, "stopReason"), MaxSkillField))
 		ev.Hooks = append(ev.Hooks, h)
 	}
 }

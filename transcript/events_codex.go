@@ -83,7 +83,7 @@ func codexCall(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value, pt string
 		putMeta(&t.Meta, "item_type", pt)
 	}
 	if ns := str(pl, "namespace"); ns != "" && t.MCPServer == "" {
-		putMeta(&t.Meta, "namespace", cutUTF8(ns, maxEventName))
+		putMeta(&t.Meta, "namespace", cortex.CutUTF8(ns, maxEventName))
 	}
 	ev.Tools = append(ev.Tools, t)
 }
@@ -102,7 +102,7 @@ func codexArguments(a *fastjson.Value) (string, bool) {
 	w := jsonWriter{max: MaxEventArgs}
 	w.str(s)
 	if w.full {
-		return cutUTF8(string(w.b), MaxEventArgs), true
+		return cortex.CutUTF8(string(w.b), MaxEventArgs), true
 	}
 	return string(w.b), false
 }
@@ -149,7 +149,7 @@ func codexMCPEnd(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value) {
 		name = "mcp__" + server + "__" + tool
 	}
 	t := toolEvent(cortex.ToolCodexMCPEnd, str(pl, "call_id"), name)
-	t.MCPServer, t.MCPTool = cutUTF8(server, maxEventName), cutUTF8(tool, maxEventName)
+	t.MCPServer, t.MCPTool = cortex.CutUTF8(server, maxEventName), cortex.CutUTF8(tool, maxEventName)
 	t.TurnID = turnID(e, str(pl, "turn_id"))
 	if args := inv.Get("arguments"); args != nil {
 		js, cut := jsonText(args, MaxEventArgs)
@@ -257,7 +257,7 @@ func codexSkillBlocks(ev *cortex.Events, pl *fastjson.Value) {
 			s := cortex.SkillEvent{SkillName: name, SkillPlugin: plugin,
 				EventKind: cortex.SkillCodexBlock, EvidenceKind: cortex.EvidenceContent}
 			if p := strings.TrimSpace(b.path); p != "" && !hasControl(p) {
-				s.SkillPath = cutUTF8(p, maxSkillPath)
+				s.SkillPath = cortex.CutUTF8(p, maxSkillPath)
 			}
 			if body := strings.TrimSpace(b.body); body != "" {
 				putMeta(&s.Meta, "skill_content_sha256", sha256Hex(body))
@@ -390,12 +390,12 @@ func compactJSON(b []byte, max int) (string, bool) {
 			inString = true
 		}
 		if len(out) == max {
-			return cutUTF8(clean(string(out)), max), true
+			return cortex.CutUTF8(clean(string(out)), max), true
 		}
 		out = append(out, c)
 	}
 	if s := clean(string(out)); len(s) <= max {
 		return s, false
 	}
-	return cutUTF8(clean(string(out)), max), true
+	return cortex.CutUTF8(clean(string(out)), max), true
 }

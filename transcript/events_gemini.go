@@ -37,7 +37,7 @@ func geminiEvents(ev *cortex.Events, e *cortex.Entry, tc *fastjson.Value) {
 	default:
 		setResult(&t, cortex.CallUnknown, nil, body)
 	}
-	putMeta(&t.Meta, "status", cutUTF8(status, maxEventName))
+	putMeta(&t.Meta, "status", cortex.CutUTF8(status, maxEventName))
 	ev.Tools = append(ev.Tools, t)
 }
 

@@ -267,7 +267,7 @@ func TestClaudeSkillToolAndBody(t *testing.T) {
 			tool = &r.Events.Skills[i]
 		}
 	}
-	if tool == nil || tool.SkillName != in["skill"] || tool.Meta["args"] != cutUTF8(in["args"].(string), 256) || tool.Meta["args"] == "" {
+	if tool == nil || tool.SkillName != in["skill"] || tool.Meta["args"] != cortex.CutUTF8(in["args"].(string), 256) || tool.Meta["args"] == "" {
 		t.Errorf("Skill tool_use with args %v: %+v", in, r.Events.Skills)
 	}
 }
@@ -370,7 +370,7 @@ func TestClaudeToolEvents(t *testing.T) {
 		}
 		out := claudeEv(t, line)[0].Events.Tools
 		if len(out) != 1 || out[0].Status != cortex.CallSuccess || out[0].IsError == nil || *out[0].IsError ||
-			out[0].OutputPreview != cutUTF8(strings.Join(parts, "\n"), MaxEventOutput) || out[0].CallID != res["tool_use_id"] {
+			out[0].OutputPreview != cortex.CutUTF8(strings.Join(parts, "\n"), MaxEventOutput) || out[0].CallID != res["tool_use_id"] {
 			t.Errorf("result %+v", out)
 		}
 	})
@@ -439,7 +439,7 @@ func TestClaudeToolEvents(t *testing.T) {
 				if x.Meta["error_truncated"] != "true" || !strings.HasPrefix(text, body[:1000]) || !strings.HasSuffix(text, body[len(body)-200:]) {
 					t.Errorf("%s: error text keeps head and tail? %d bytes, meta %v", name, len(text), x.Meta)
 				}
-			} else if x.Meta["output_truncated"] != "true" || text != cutUTF8(body, MaxEventOutput) {
+			} else if x.Meta["output_truncated"] != "true" || text != cortex.CutUTF8(body, MaxEventOutput) {
 				t.Errorf("%s: preview %d bytes, meta %v", name, len(text), x.Meta)
 			}
 			if len(body) <= MaxEventText || len(text) > MaxEventText {
@@ -824,7 +824,7 @@ func TestCodexMCPEvents(t *testing.T) {
 	content := at(t, pl, "result", "Ok", "content", 0, "text").(string)
 	if end.EventKind != cortex.ToolCodexMCPEnd || end.CallID != call.CallID || end.ToolName != "mcp__node_repl__js" || end.MCPServer != "node_repl" ||
 		end.MCPTool != "js" || end.HasCall || !end.HasResult || end.Status != cortex.CallSuccess || *end.IsError ||
-		end.OutputPreview != cutUTF8(content, MaxEventOutput) || end.Meta["duration_ms"] == "" ||
+		end.OutputPreview != cortex.CutUTF8(content, MaxEventOutput) || end.Meta["duration_ms"] == "" ||
 		!argumentsMatch(t, end, at(t, pl, "invocation", "arguments")) {
 		t.Errorf("mcp_tool_call_end %+v", end)
 	}

@@ -366,7 +366,7 @@ func (g *geminiDoc) toolResult(c *clock, msg, tc *fastjson.Value, raw []byte, ms
 	}
 	body := b.String()
 	var cut bool
-	label := cutUTF8(name, 256)
+	label := cortex.CutUTF8(name, 256)
 	switch {
 	case failed:
 		body, cut = headTail(body, MaxErrorHead, MaxErrorTail)

@@ -109,7 +109,7 @@ func (c *clock) at(s string) (t time.Time, estimated bool, warn string) {
 			c.last = t
 			return t, false, ""
 		}
-		warn = "invalid timestamp " + strconv.Quote(cutUTF8(s, 64)) + "; using a neighbouring record's time"
+		warn = "invalid timestamp " + strconv.Quote(cortex.CutUTF8(s, 64)) + "; using a neighbouring record's time"
 	}
 	return c.last, true, warn
 }

@@ -119,28 +119,13 @@ func (b *textBuilder) add(s string) {
 	}
 	room := b.max - b.sb.Len()
 	if len(s) > room {
-		s = cutUTF8(s, room)
+		s = cortex.CutUTF8(s, room)
 		b.truncated = true
 	}
 	b.sb.WriteString(s)
 }
 
 func (b *textBuilder) String() string { return b.sb.String() }
-
-// cutUTF8 returns the longest prefix of s of at most n bytes that ends on a
-// rune boundary.
-func cutUTF8(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
 
 // tailUTF8 returns the longest suffix of s of at most n bytes that starts on
 // a rune boundary.
@@ -162,7 +147,7 @@ func headTail(s string, head, tail int) (string, bool) {
 	if len(s) <= head+tail+64 {
 		return s, false
 	}
-	h := cutUTF8(s, head)
+	h := cortex.CutUTF8(s, head)
 	t := tailUTF8(s, tail)
 	return fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h, len(s)-len(h)-len(t), t), true
 }
