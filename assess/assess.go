@@ -9,7 +9,6 @@ package assess
 
 import (
 	"context"
-	"errors"
 	"io"
 	"strings"
 
@@ -247,11 +246,4 @@ func (a *Assessor) skillDocument(ctx context.Context, b cortex.Bundle) *SkillDoc
 		return doc
 	}
 	return nil
-}
-
-// IsDenied reports whether err is an LLM refusal (disabled, rate limited,
-// circuit open, concurrency) rather than a failure of the call itself.
-func IsDenied(err error) bool {
-	var e *cortex.Error
-	return errors.As(err, &e) && (e.Code == cortex.CodeBusy || e.Code == cortex.CodeForbidden)
 }

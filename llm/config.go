@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -153,11 +152,4 @@ func (c *Config) ApplyEnv(lookup func(string) (string, bool)) error {
 func (c Config) actionEnabled(action string) bool {
 	a, ok := c.Actions[action]
 	return !ok || a.Enabled
-}
-
-// String is a one-line summary of the guards (for status output).
-func (c Config) String() string {
-	return fmt.Sprintf("enabled=%v concurrency=%d/%d rate=%d/min %d/h breaker=%d failures→%ds timeout=%ds prompt≤%d output≤%d",
-		c.Enabled, c.MaxConcurrent, c.MaxPerActionConcurrent, c.MaxPerMinute, c.MaxPerHour,
-		c.FailureThreshold, c.CooldownSecs, c.TimeoutSecs, c.MaxPromptBytes, c.MaxOutputBytes)
 }

@@ -116,17 +116,6 @@ func NewGemini(cfg GeminiConfig) (*Gemini, error) {
 	return &Gemini{cfg: cfg}, nil
 }
 
-// WithModel returns a copy of g that asks model m ("" keeps g's model). The
-// model is checked when the copy runs.
-func (g *Gemini) WithModel(m string) *Gemini {
-	c := &Gemini{cfg: g.cfg}
-	c.cfg.Args = slices.Clone(g.cfg.Args)
-	if m = strings.TrimSpace(m); m != "" {
-		c.cfg.Model = m
-	}
-	return c
-}
-
 // Name returns "gemini".
 func (g *Gemini) Name() string { return "gemini" }
 

@@ -156,9 +156,6 @@ func NewRunner(ctx context.Context, cfg Config, audit Audit, opts ...Option) (*R
 	return r, nil
 }
 
-// Config returns the runner's configuration.
-func (r *Runner) Config() Config { return r.cfg }
-
 // denial is a refusal decided before any provider starts.
 type denial struct {
 	status string

@@ -29,7 +29,7 @@ func TestResultOverLimitIsRefused(t *testing.T) {
 		}
 		return res
 	}
-	if res := call(MaxResultBytes); res.IsError {
+	if res := call(app.MaxResultBytes); res.IsError {
 		t.Fatalf("help under the limit failed: %+v", res)
 	}
 	res := call(100)
@@ -66,7 +66,7 @@ func TestArgumentsMustBeAnObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	caller := app.Caller{Surface: cortex.SurfaceMCP, Scopes: []app.Scope{app.ScopeRead}, Name: "test"}
-	h := handler(app.New(nil), caller, a, slog.New(slog.DiscardHandler), MaxResultBytes)
+	h := handler(app.New(nil), caller, a, slog.New(slog.DiscardHandler), app.MaxResultBytes)
 	for _, args := range []string{`[1]`, `"x"`, `3`, ` true`} {
 		res, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "help", Arguments: json.RawMessage(args)}})
 		if err != nil {

@@ -23,7 +23,7 @@
 // parameters, a missing scope, nothing found, a busy store — is a tool
 // result with IsError set and the text {"error":{"code","message"}}, the
 // shape of the REST API's errors, so the model sees it and can correct
-// the call. Results larger than MaxResultBytes are refused the same way
+// the call. Results larger than app.MaxResultBytes are refused the same way
 // with a hint to narrow the call. Unknown tool names are protocol errors,
 // answered by the SDK itself.
 package mcpserver
@@ -48,10 +48,6 @@ import (
 // ServerName is the implementation name the server reports to clients.
 const ServerName = "cortex"
 
-// MaxResultBytes bounds the JSON text of one tool result. A larger result
-// is not sent: the caller gets an error asking to narrow the call.
-const MaxResultBytes = 1 << 20
-
 // New returns an MCP server exposing one tool per action of the registry,
 // called on svc as caller. version is reported as the server's version.
 // Every action is listed whatever the caller's scopes: calling one the
@@ -68,7 +64,7 @@ func New(svc *app.Service, caller app.Caller, version string) *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, a := range app.Actions() {
-		server.AddTool(toolFor(a), handler(svc, caller, a, logger, MaxResultBytes))
+		server.AddTool(toolFor(a), handler(svc, caller, a, logger, app.MaxResultBytes))
 	}
 	return server
 }
