@@ -1,15 +1,12 @@
 package cli_test
 
 import (
-	"bufio"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -157,55 +154,9 @@ func TestIngestLogsEndToEnd(t *testing.T) {
 // messages over UDP and TCP, and reads them back while it runs.
 func TestSyslogEndToEnd(t *testing.T) {
 	e := newEnv(t)
-	cmd := exec.Command(cortexBin, "syslog", "--udp", "127.0.0.1:0", "--tcp", "127.0.0.1:0")
-	cmd.Env = e.vars
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(`udp (127\.0\.0\.1:\d+), tcp (127\.0\.0\.1:\d+)`)
-	addrs := make(chan []string, 1)
-	var log lockedBuffer
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			fmt.Fprintln(&log, sc.Text())
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addrs <- m[1:]
-			}
-		}
-	}()
-	var udp, tcp string
-	select {
-	case a := <-addrs:
-		udp, tcp = a[0], a[1]
-	case <-time.After(15 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("cortex syslog did not start:\n%s", log.String())
-	}
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("cortex syslog exit after SIGINT: %v\n%s", err, log.String())
-			}
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("cortex syslog did not stop on SIGINT\n%s", log.String())
-		}
-	}
-	t.Cleanup(stop)
+	d, addrs := startDaemon(t, e, regexp.MustCompile(`udp (127\.0\.0\.1:\d+), tcp (127\.0\.0\.1:\d+)`),
+		"syslog", "--udp", "127.0.0.1:0", "--tcp", "127.0.0.1:0")
+	udp, tcp := addrs[0], addrs[1]
 
 	uc, err := net.Dial("udp", udp)
 	if err != nil {
@@ -231,7 +182,7 @@ func TestSyslogEndToEnd(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("status while running: %+v\n%s", st, log.String())
+			t.Fatalf("status while running: %+v\n%s", st, d.log.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -248,9 +199,9 @@ func TestSyslogEndToEnd(t *testing.T) {
 	if list.Total != 1 || list.Logs[0].Message != "not syslog at all" || list.Logs[0].Metadata["parse_error"] == "" {
 		t.Fatalf("malformed row %+v", list)
 	}
-	stop()
-	if !strings.Contains(log.String(), "5 received, 5 stored, 0 dropped, 1 malformed") {
-		t.Errorf("final summary missing:\n%s", log.String())
+	d.stop(t)
+	if !strings.Contains(d.log.String(), "5 received, 5 stored, 0 dropped, 1 malformed") {
+		t.Errorf("final summary missing:\n%s", d.log.String())
 	}
 	// A taken port is an error, not a silent receiver without a socket.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

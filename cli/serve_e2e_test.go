@@ -1,17 +1,14 @@
 package cli_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,52 +20,8 @@ import (
 // exit 0).
 func startServe(t *testing.T, e *env, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(cortexBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Env = e.vars
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addrRe := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`)
-	found := make(chan string, 1)
-	var log lockedBuffer
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			fmt.Fprintln(&log, sc.Text())
-			if m := addrRe.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	var addr string
-	select {
-	case addr = <-found:
-	case <-time.After(15 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("cortex serve did not start:\n%s", log.String())
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("cortex serve exit after SIGINT: %v\n%s", err, log.String())
-			}
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("cortex serve did not stop on SIGINT\n%s", log.String())
-		}
-	})
-	return "http://" + addr
+	_, m := startDaemon(t, e, regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`), append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	return "http://" + m[0]
 }
 
 func getJSON(t *testing.T, url, token string, v any) int {
