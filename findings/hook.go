@@ -128,8 +128,12 @@ type lensHit struct {
 	labels   []string
 }
 
-// Thresholds of the hook findings (as the hook lens's detectors).
+// Thresholds of the hook findings and of the hook lens's detectors, which
+// call HookRunTimedOut.
 const (
+	// hookSlowMS: a run this long (30 s) counts as timed out, whatever its
+	// status (agents' default hook timeouts are 60 s and more; a hook that
+	// slow holds up every turn it runs in).
 	hookSlowMS          = 30_000
 	hookRepeatThreshold = 5
 	// hookToolWindow: a tool call failing this close to a failed or
@@ -156,21 +160,26 @@ var hookFailedStatuses = map[string]bool{
 	cortex.HookFailed: true, cortex.HookBlocked: true, cortex.HookCancelled: true, cortex.HookError: true,
 }
 
-func hookRunFailed(ev *cortex.HookEventRow) bool {
+// HookRunFailed reports a failed, blocked, cancelled or errored hook run,
+// or a success record with a non-zero exit code. The hook lens's detectors
+// and these findings read runs by the same rules.
+func HookRunFailed(ev *cortex.HookEventRow) bool {
 	return hookFailedStatuses[ev.Status] || (ev.Status == cortex.HookSuccess && ev.ExitCode != nil && *ev.ExitCode != 0)
 }
 
-func hookRunSlow(ev *cortex.HookEventRow) bool {
+// HookRunTimedOut reports a run of 30 s or more, or a failed run that
+// says it timed out.
+func HookRunTimedOut(ev *cortex.HookEventRow) bool {
 	if ev.DurationMS != nil && *ev.DurationMS >= hookSlowMS {
 		return true
 	}
-	return hookRunFailed(ev) && (hookTimeoutPhrases.Contains(ev.StderrPreview) || hookTimeoutPhrases.Contains(ev.StdoutPreview))
+	return HookRunFailed(ev) && (hookTimeoutPhrases.Contains(ev.StderrPreview) || hookTimeoutPhrases.Contains(ev.StdoutPreview))
 }
 
-// hookRunParse: parse-error phrases in stderr (or in the stdout of a run
-// that did not succeed), or a complete JSON-looking stdout that is not
-// valid JSON.
-func hookRunParse(ev *cortex.HookEventRow) []string {
+// HookRunParseErrors lists the parse problems of a run: parse-error
+// phrases in stderr (or in the stdout of a run that did not succeed), or a
+// complete JSON-looking stdout that is not valid JSON.
+func HookRunParseErrors(ev *cortex.HookEventRow) []string {
 	var out []string
 	for _, m := range hookParsePhrases.Find(ev.StderrPreview) {
 		out = append(out, m.Phrase)
@@ -248,7 +257,7 @@ func hookEvidence(r *Rules, b *cortex.Bundle) []lensHit {
 	nBlocked := 0
 	for _, ev := range runs {
 		id := *ev.LogID
-		if hookRunFailed(ev) {
+		if HookRunFailed(ev) {
 			failed.rows = append(failed.rows, id)
 			failed.labels = append(failed.labels, "status "+ev.Status)
 			if ev.ExitCode != nil && *ev.ExitCode != 0 {
@@ -261,7 +270,7 @@ func hookEvidence(r *Rules, b *cortex.Bundle) []lensHit {
 				failed.labels = append(failed.labels, c)
 			}
 		}
-		if hookRunSlow(ev) {
+		if HookRunTimedOut(ev) {
 			slow.rows = append(slow.rows, id)
 			if ev.DurationMS != nil && *ev.DurationMS >= hookSlowMS {
 				slow.labels = append(slow.labels, fmt.Sprintf("ran %ds", *ev.DurationMS/1000))
@@ -272,7 +281,7 @@ func hookEvidence(r *Rules, b *cortex.Bundle) []lensHit {
 				slow.labels = append(slow.labels, c)
 			}
 		}
-		if labels := hookRunParse(ev); len(labels) > 0 {
+		if labels := HookRunParseErrors(ev); len(labels) > 0 {
 			parse.rows = append(parse.rows, id)
 			parse.labels = append(parse.labels, labels...)
 			if c := commandLabel(ev.HookCommand); c != "" {
@@ -331,7 +340,7 @@ func hookToolFailures(b *cortex.Bundle, runs []*cortex.HookEventRow) lensHit {
 		}
 		at, err := cortex.ParseTimestamp(tf.Timestamp)
 		for _, ev := range runs {
-			if ev.HookEvent != "PreToolUse" || !hookRunFailed(ev) || ev.HookName != "PreToolUse:"+tf.ToolName || err != nil {
+			if ev.HookEvent != "PreToolUse" || !HookRunFailed(ev) || ev.HookName != "PreToolUse:"+tf.ToolName || err != nil {
 				continue
 			}
 			if evAt, e := cortex.ParseTimestamp(ev.Timestamp); e == nil && absDuration(at.Sub(evAt)) <= hookToolWindow {

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/findings"
 	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/sqlite"
 )
@@ -91,10 +92,6 @@ const (
 
 // Detector thresholds of the hook lens.
 const (
-	// hookSlowMS: a run this long (30 s) counts as timed out, whatever its
-	// status (agents' default hook timeouts are 60 s and more; a hook that
-	// slow holds up every turn it runs in).
-	hookSlowMS = 30_000
 	// tooOftenMinRuns: fewer runs in a group are never "too often".
 	tooOftenMinRuns = 10
 	// tooOftenPerTrigger: runs per trigger (per configured command) above
@@ -115,12 +112,6 @@ const (
 // Phrase lists of the hook detectors. They read hook output (stderr, and
 // stdout of runs that did not succeed); corrections read what users typed.
 var (
-	hookTimeoutPhrases = phrase.NewSet("timed out", "timeout", "time out", "etimedout", "deadline exceeded",
-		"context deadline exceeded")
-	hookParsePhrases = phrase.NewSet("invalid json", "json parse error", "unexpected token", "failed to parse hook output",
-		"malformed output", "syntaxerror", "json validation failed", "hook json output validation failed", "not valid json",
-		"unexpected end of json input", "cannot unmarshal", "failed to parse json", "could not parse json",
-		"invalid hook output", "error parsing hook output")
 	// hookMentions: a correction naming a hook is about the hook even when
 	// the hook injected nothing.
 	hookMentions = phrase.NewSet("hook", "hooks", "the hook", "that hook", "this hook")
@@ -722,42 +713,6 @@ func detectNotInvoked(g *group, calls []call, users []textRow, window time.Durat
 	g.Signals[cortex.SignalHookNotInvoked] = 1
 }
 
-// failedStatuses are the statuses of a run that did not succeed.
-var failedStatuses = map[string]bool{
-	cortex.HookFailed: true, cortex.HookBlocked: true, cortex.HookCancelled: true, cortex.HookError: true,
-}
-
-// hookFailed: a failed, blocked, cancelled or errored run, or a success
-// record with a non-zero exit code.
-func hookFailed(r cortex.HookEventRow) bool {
-	return failedStatuses[r.Status] || (r.Status == cortex.HookSuccess && r.ExitCode != nil && *r.ExitCode != 0)
-}
-
-// hookTimedOut: a run of hookSlowMS or longer, or a run that did not
-// succeed and says it timed out.
-func hookTimedOut(r cortex.HookEventRow) bool {
-	if r.DurationMS != nil && *r.DurationMS >= hookSlowMS {
-		return true
-	}
-	return hookFailed(r) && (hookTimeoutPhrases.Contains(r.StderrPreview) || hookTimeoutPhrases.Contains(r.StdoutPreview))
-}
-
-// hookRunKinds are the records whose stdout is the hook's own stdout (the
-// agent parses it as JSON when it starts with "{").
-var hookRunKinds = map[string]bool{"hook_success": true, "hook_non_blocking_error": true, "hook_blocking_error": true}
-
-// hookParseError: parse-error phrases in stderr (or in stdout of a run that
-// did not succeed), or a complete (not truncated) stdout that starts like
-// JSON but is not valid JSON.
-func hookParseError(r cortex.HookEventRow) bool {
-	if hookParsePhrases.Contains(r.StderrPreview) || (r.Status != cortex.HookSuccess && hookParsePhrases.Contains(r.StdoutPreview)) {
-		return true
-	}
-	out := strings.TrimSpace(r.StdoutPreview)
-	return hookRunKinds[r.Metadata["attachment_type"]] && r.Metadata["stdout_truncated"] != "true" &&
-		strings.HasPrefix(out, "{") && !json.Valid([]byte(out))
-}
-
 // hookJSON is the part of a hook's JSON output that steers the agent.
 type hookJSON struct {
 	Decision           string `json:"decision"`
@@ -900,13 +855,13 @@ func detectHook(g *group, in hookInput, window time.Duration) {
 		if !ok {
 			continue
 		}
-		if hookFailed(r) {
+		if findings.HookRunFailed(&r) {
 			g.addAnchor(m.LogID, m.At, cortex.SignalHookFailed, "")
 		}
-		if hookTimedOut(r) {
+		if findings.HookRunTimedOut(&r) {
 			g.addAnchor(m.LogID, m.At, cortex.SignalHookTimedOut, "")
 		}
-		if hookParseError(r) {
+		if len(findings.HookRunParseErrors(&r)) > 0 {
 			g.addAnchor(m.LogID, m.At, cortex.SignalHookOutputParse, "")
 		}
 		if hookBlocked(r) {
