@@ -207,13 +207,11 @@ func ftsSQL(n int) string {
 // batch writes one batch's rows, errors, counters and checkpoint.
 func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error {
 	src := &b.Source
-	if err := w.queryRow(`INSERT INTO transcript_sources(path, kind, ai_tool, first_indexed_at)
-		VALUES (?, ?, ?, ?)
-		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, ai_tool = excluded.ai_tool
-		RETURNING id`, src.Path, src.Kind, nullStr(string(src.Tool)), w.now).Scan(&res.SourceID); err != nil {
-		return fmt.Errorf("register source: %w", err)
+	sid, err := w.registerSource(src)
+	if err != nil {
+		return err
 	}
-	sid := res.SourceID
+	res.SourceID = sid
 	if b.Reset {
 		if _, err := w.exec("DELETE FROM transcript_parse_errors WHERE source_id = ?", sid); err != nil {
 			return err
@@ -252,13 +250,31 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 			return fmt.Errorf("count unknown types: %w", err)
 		}
 	}
+	return w.storeCheckpoint(src, sid, res.Inserted, b.Rewritten)
+}
+
+// registerSource inserts (or finds) a source by path and returns its id.
+func (w *importTx) registerSource(src *cortex.Source) (int64, error) {
+	var sid int64
+	if err := w.queryRow(`INSERT INTO transcript_sources(path, kind, ai_tool, first_indexed_at)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, ai_tool = excluded.ai_tool
+		RETURNING id`, src.Path, src.Kind, nullStr(string(src.Tool)), w.now).Scan(&sid); err != nil {
+		return 0, fmt.Errorf("register source %s: %w", src.Path, err)
+	}
+	return sid, nil
+}
+
+// storeCheckpoint records where a source was read up to, and what the
+// batch added.
+func (w *importTx) storeCheckpoint(src *cortex.Source, sid, inserted int64, rewritten bool) error {
 	if _, err := w.exec(`UPDATE transcript_sources SET
 		size = ?, mtime_ns = ?, prefix_hash = ?, anchor_hash = ?, last_offset = ?, last_line = ?,
 		parser_state = ?, pending_bytes = ?, complete = ?, records = records + ?, rewrites = rewrites + ?,
 		last_indexed_at = ?, last_error = ?
 		WHERE id = ?`,
 		src.Size, src.ModTimeNS, nullStr(src.PrefixHash), nullStr(src.AnchorHash), src.Offset, src.Line,
-		nullBytes(src.ParserState), src.PendingBytes, boolInt(src.Complete), res.Inserted, boolInt(b.Rewritten),
+		nullBytes(src.ParserState), src.PendingBytes, boolInt(src.Complete), inserted, boolInt(rewritten),
 		w.now, nullStr(src.LastError), sid); err != nil {
 		return fmt.Errorf("store checkpoint: %w", err)
 	}

@@ -178,13 +178,11 @@ func logWriteErr(err error, what string) error {
 // logBatch writes one log-file batch: source, claims, rows and checkpoint.
 func (w *importTx) logBatch(b *LogBatch, res *LogImportResult) error {
 	src := &b.Source
-	if err := w.queryRow(`INSERT INTO transcript_sources(path, kind, ai_tool, first_indexed_at)
-		VALUES (?, ?, NULL, ?)
-		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind
-		RETURNING id`, src.Path, src.Kind, w.now).Scan(&res.SourceID); err != nil {
-		return fmt.Errorf("register log source: %w", err)
+	sid, err := w.registerSource(src)
+	if err != nil {
+		return err
 	}
-	sid := res.SourceID
+	res.SourceID = sid
 	if b.Reset {
 		if _, err := w.exec("DELETE FROM transcript_parse_errors WHERE source_id = ?", sid); err != nil {
 			return fmt.Errorf("reset parse errors: %w", err)
@@ -221,17 +219,7 @@ func (w *importTx) logBatch(b *LogBatch, res *LogImportResult) error {
 		}
 		res.Inserted += int64(len(fresh))
 	}
-	if _, err := w.exec(`UPDATE transcript_sources SET
-		size = ?, mtime_ns = ?, prefix_hash = ?, anchor_hash = ?, last_offset = ?, last_line = ?,
-		parser_state = ?, pending_bytes = ?, complete = ?, records = records + ?, rewrites = rewrites + ?,
-		last_indexed_at = ?, last_error = ?
-		WHERE id = ?`,
-		src.Size, src.ModTimeNS, nullStr(src.PrefixHash), nullStr(src.AnchorHash), src.Offset, src.Line,
-		nullBytes(src.ParserState), src.PendingBytes, boolInt(src.Complete), res.Inserted, boolInt(b.Rewritten),
-		w.now, nullStr(src.LastError), sid); err != nil {
-		return fmt.Errorf("store checkpoint: %w", err)
-	}
-	return nil
+	return w.storeCheckpoint(src, sid, res.Inserted, b.Rewritten)
 }
 
 // claimed runs a ledger claim and returns the ids of the keys it inserted.
