@@ -163,20 +163,7 @@ func TestWatchBusyStoreRetries(t *testing.T) {
 	w := start(t, db, []string{root}, nil)
 
 	// A second "process" holds the write lock for 1.5 s.
-	raw, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	ctx := context.Background()
-	conn, err := raw.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := lockStore(t, path)
 	locked := time.Now()
 	word := token("busy")
 	appendFile(t, file, fx.probe(t, word))
@@ -184,9 +171,7 @@ func TestWatchBusyStoreRetries(t *testing.T) {
 	if n := hits(t, db, word); n != 0 {
 		t.Fatalf("stored while the database was locked")
 	}
-	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	unlock()
 	took := waitHits(t, db, word, 5*time.Second)
 	t.Logf("stored %s after the lock was released (%s after the append)", took.Round(time.Millisecond),
 		time.Since(locked).Round(time.Millisecond))
@@ -288,21 +273,7 @@ func TestWatchCancelDuringBlockedPass(t *testing.T) {
 	writeFile(t, file, fx.headBytes())
 	w := start(t, db, []string{root}, nil)
 	// The pass for the append waits on a database locked elsewhere.
-	raw, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	ctx := context.Background()
-	conn, err := raw.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, "ROLLBACK")
+	defer lockStore(t, path)()
 	appendFile(t, file, fx.probe(t, token("blocked")))
 	time.Sleep(700 * time.Millisecond)
 	took, err := w.stop()
@@ -462,4 +433,32 @@ func TestWatchRenamedIntoPlaceAndRootRecreated(t *testing.T) {
 	took := waitHits(t, db, word2, target)
 	t.Logf("file in a re-created root searchable after %s", took.Round(time.Millisecond))
 	w.alive()
+}
+
+// lockStore holds the write lock of the database at path from a second
+// connection (a second "process") until the returned function releases it.
+func lockStore(t *testing.T, path string) func() {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		raw.Close()
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		conn.Close()
+		raw.Close()
+		t.Fatal(err)
+	}
+	return func() {
+		if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+			t.Error(err)
+		}
+		conn.Close()
+		raw.Close()
+	}
 }
