@@ -4,14 +4,16 @@ import "time"
 
 // Lenses of the incident engine.
 const (
-	LensAbuse = "abuse"
-	LensSkill = "skill"
-	LensMCP   = "mcp"
-	LensHook  = "hook"
+	LensAbuse    = "abuse"
+	LensSkill    = "skill"
+	LensMCP      = "mcp"
+	LensHook     = "hook"
+	LensFriction = "friction"
 )
 
 // Skill lens signals.
 const (
+	SignalUserStopped    = "user_stopped_skill"
 	SignalUserCorrection = "user_correction_after_skill"
 	SignalToolFailure    = "tool_failure_after_skill"
 	SignalScopeConfusion = "scope_or_source_confusion"
@@ -30,6 +32,17 @@ const (
 	SignalCorrectionAfterCall    = "user_correction_after_tool_call"
 	SignalToolClaimedUnavailable = "tool_claimed_unavailable"
 	SignalResultContradicted     = "tool_result_contradicted"
+)
+
+// Friction lens signals: the user's verdicts, whatever was active.
+const (
+	SignalInterrupt       = "user_interrupt"
+	SignalRejection       = "user_rejection"
+	SignalStop            = "user_stop"
+	SignalCorrection      = "user_correction"
+	SignalRevert          = "revert_request"
+	SignalRepeatedRequest = "repeated_request"
+	SignalDissatisfied    = "user_dissatisfied"
 )
 
 // Hook lens signals.
@@ -57,6 +70,12 @@ type Incident struct {
 	HookEvent   string `json:"hook_event,omitempty"`
 	HookName    string `json:"hook_name,omitempty"`
 	HookSource  string `json:"hook_source,omitempty"`
+	// SubjectKind says what a skill-lens subject is: "skill", or "command"
+	// (a custom slash command with no skill body).
+	SubjectKind string `json:"subject_kind,omitempty"`
+	// AttributedTo names what was active when the user reacted (friction
+	// lens): the skill runs, MCP tools and hooks, or nothing.
+	AttributedTo []Attribution `json:"attributed_to,omitempty"`
 	// EvidenceBasis says what proves the incident (hook lens): the
 	// evidence kind EvidenceRuntime (it ran), or EvidenceConfig /
 	// EvidenceTrust only (it was configured: not proof it ran).
@@ -84,6 +103,18 @@ type Incident struct {
 	Score         float64  `json:"priority_score"`
 	Label         string   `json:"priority_label"`
 	WindowMinutes int      `json:"window_minutes"`
+}
+
+// Attribution is a subject a friction incident is charged to: what was
+// active when the user reacted.
+type Attribution struct {
+	Kind string `json:"kind"` // skill, command, mcp, hook
+	Name string `json:"name"`
+	// Why says how it was active ("skill run in scope", "the refused call",
+	// "the last call before the interrupt", "hook failed just before").
+	Why string `json:"why"`
+	// Acts counts the user's acts of the incident charged to it.
+	Acts int `json:"acts"`
 }
 
 // IncidentParams select and bound incidents of any lens.
@@ -163,6 +194,9 @@ type EvidenceRow struct {
 	Signals []string `json:"signals,omitempty"`
 	// Term is the abuse term found (abuse anchors).
 	Term string `json:"term,omitempty"`
+	// Reaction marks the user's reaction right after an incident (user
+	// voice rows).
+	Reaction bool `json:"reaction,omitempty"`
 }
 
 // ToolFailure is a failed tool call near an incident (from ai_mcp_events).
@@ -227,20 +261,25 @@ type Bundle struct {
 	// NearbyToolCalls are the session's tool calls in the correlation
 	// window (hook lens: what the hook ran around); NearbyMCPEvents those
 	// classified as MCP.
-	NearbyToolCalls                []ToolEventRow `json:"nearby_tool_calls,omitempty"`
-	NearbyToolCallsTruncated       bool           `json:"nearby_tool_calls_truncated,omitempty"`
-	NearbyMCPEvents                []ToolEventRow `json:"nearby_mcp_events,omitempty"`
-	NearbyMCPEventsTruncated       bool           `json:"nearby_mcp_events_truncated,omitempty"`
-	SignalAnchors                  []EvidenceRow  `json:"signal_anchors"`
-	SignalAnchorsTruncated         bool           `json:"signal_anchors_truncated"`
-	TranscriptBefore               []EvidenceRow  `json:"transcript_before"`
-	TranscriptBeforeTruncated      bool           `json:"transcript_before_truncated"`
-	TranscriptAfter                []EvidenceRow  `json:"transcript_after"`
-	TranscriptAfterTruncated       bool           `json:"transcript_after_truncated"`
-	NearbyToolFailures             []ToolFailure  `json:"nearby_tool_failures"`
-	NearbyToolFailuresTruncated    bool           `json:"nearby_tool_failures_truncated"`
-	NearbyUserCorrections          []EvidenceRow  `json:"nearby_user_corrections"`
-	NearbyUserCorrectionsTruncated bool           `json:"nearby_user_corrections_truncated"`
+	NearbyToolCalls          []ToolEventRow `json:"nearby_tool_calls,omitempty"`
+	NearbyToolCallsTruncated bool           `json:"nearby_tool_calls_truncated,omitempty"`
+	NearbyMCPEvents          []ToolEventRow `json:"nearby_mcp_events,omitempty"`
+	NearbyMCPEventsTruncated bool           `json:"nearby_mcp_events_truncated,omitempty"`
+	SignalAnchors            []EvidenceRow  `json:"signal_anchors"`
+	SignalAnchorsTruncated   bool           `json:"signal_anchors_truncated"`
+	// UserVoice is what the human did inside the incident's span — typed
+	// prompts, interrupts, refusals — and their reaction right after it
+	// (marked Reaction), in time order: the interior beside the anchors.
+	UserVoice                      []EvidenceRow `json:"user_voice"`
+	UserVoiceTruncated             bool          `json:"user_voice_truncated"`
+	TranscriptBefore               []EvidenceRow `json:"transcript_before"`
+	TranscriptBeforeTruncated      bool          `json:"transcript_before_truncated"`
+	TranscriptAfter                []EvidenceRow `json:"transcript_after"`
+	TranscriptAfterTruncated       bool          `json:"transcript_after_truncated"`
+	NearbyToolFailures             []ToolFailure `json:"nearby_tool_failures"`
+	NearbyToolFailuresTruncated    bool          `json:"nearby_tool_failures_truncated"`
+	NearbyUserCorrections          []EvidenceRow `json:"nearby_user_corrections"`
+	NearbyUserCorrectionsTruncated bool          `json:"nearby_user_corrections_truncated"`
 	// NearbyLogs are non-AI log rows of the same host within the
 	// correlation window; NearbyErrors those of error severity or worse.
 	NearbyLogs               []EvidenceRow `json:"nearby_logs"`

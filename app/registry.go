@@ -158,6 +158,27 @@ type MCPInvestigateParams struct {
 	InvestigateBoundsParams
 }
 
+// FrictionSubjectParams select friction by what it is charged to.
+type FrictionSubjectParams struct {
+	Skill string `json:"skill,omitempty" jsonschema:"only friction charged to this skill or command (plugin:skill, or the skill part)"`
+}
+
+func (f FrictionSubjectParams) apply(p *cortex.IncidentParams) { p.Skill = f.Skill }
+
+// FrictionIncidentsParams are the parameters of friction_incidents.
+type FrictionIncidentsParams struct {
+	IncidentFilterParams
+	FrictionSubjectParams
+	Limit int `json:"limit,omitempty" jsonschema:"maximum incidents (default 20, max 100)"`
+}
+
+// FrictionInvestigateParams are the parameters of friction_investigate.
+type FrictionInvestigateParams struct {
+	IncidentFilterParams
+	FrictionSubjectParams
+	InvestigateBoundsParams
+}
+
 // HookIncidentsParams are the parameters of hook_incidents.
 type HookIncidentsParams struct {
 	IncidentFilterParams
@@ -422,6 +443,16 @@ func actions() []Action {
 			"Evidence bundles and deterministic findings for the top abuse incidents.",
 			func(ctx context.Context, s *Service, _ Caller, p *AbuseInvestigateParams) (cortex.Investigation, error) {
 				return s.investigateLens(ctx, cortex.LensAbuse, p.IncidentFilterParams, p.AbuseSubjectParams, p.InvestigateBoundsParams)
+			}),
+		define("friction_incidents", ScopeRead, CostModerate, "GET", "/api/ai/friction-incidents", "cortex ai friction-incidents",
+			"Where users pushed back on their agent — interrupts, refused tool calls, stop, corrections, undo requests, swearing, asking again — grouped per session, scored by cost to the user, each charged to the skill, MCP tool or hook active at the time (or none).",
+			func(ctx context.Context, s *Service, _ Caller, p *FrictionIncidentsParams) (cortex.IncidentList, error) {
+				return s.listIncidents(ctx, cortex.LensFriction, p.IncidentFilterParams, p.FrictionSubjectParams, p.Limit, false)
+			}),
+		define("friction_investigate", ScopeRead, CostExpensive, "GET", "/api/ai/friction-investigate", "cortex ai friction-investigate",
+			"Evidence for the top friction incidents: the user's own words and acts, what was active, the rows around them, deterministic findings.",
+			func(ctx context.Context, s *Service, _ Caller, p *FrictionInvestigateParams) (cortex.Investigation, error) {
+				return s.investigateLens(ctx, cortex.LensFriction, p.IncidentFilterParams, p.FrictionSubjectParams, p.InvestigateBoundsParams)
 			}),
 		define("mcp_incidents", ScopeRead, CostModerate, "GET", "/api/ai/mcp-incidents", "cortex ai mcp-incidents [SERVER|TOOL]",
 			"MCP servers and tools whose calls failed (errors, timeouts, auth, schema, unknown tool) or were followed by user corrections, scored, best first.",

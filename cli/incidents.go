@@ -66,6 +66,8 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 		if !investigate {
 			fl.BoolVar(&o.IncludeUsage, "include-usage", false, "also list hook runs without a negative signal")
 		}
+	case cortex.LensFriction:
+		fl.StringVar(&o.Skill, "skill", "", "only friction charged to this skill or command (e.g. entire:search, or search)")
 	}
 	if investigate {
 		fl.IntVar(&o.Limit, "limit", 0, fmt.Sprintf("evidence bundles to build (default 1 for one skill or id, else %d; max %d)",
@@ -148,6 +150,26 @@ Skill use without a signal is usage, listed only with --include-usage.`
   cortex ai skill-incidents --skill verify --include-usage --json`
 	}
 	switch lens {
+	case cortex.LensFriction:
+		cmd.Use = "friction-incidents"
+		cmd.Short = "Where users pushed back on their agent, scored and charged to what was active"
+		cmd.Long = `A friction incident is a burst of the user's own verdicts in one session, grouped until
+--window minutes pass without another:
+  user_interrupt      the user stopped the agent (Esc, Ctrl-C, Codex turn_aborted)
+  user_rejection      the user refused a tool call (with their reason when given)
+  user_stop           "you can stop", "unnecessary", "no need to …, I'll run them"
+  user_correction     "i didnt ask you to …", "i meant …", "that's not how …", wrong repo,
+                      "I told you …", an instruction right after a stop
+  revert_request      "revert any changes you have", "undo", "start over"
+  abuse_term          swearing at the agent (by intensity; quoted or mentioned words never)
+  repeated_request    the same prompt asked again (weak)
+  user_dissatisfied   "meh", "too complicated", "ew i hate all of those" (weak)
+Each incident is charged to the skill runs, MCP tools and hooks active at the time
+(attributed_to), or to nothing. Scored by cost to the user: stops and undo requests
+first, then corrections, then complaints.`
+		cmd.Example = `  cortex ai friction-incidents --since 30d
+  cortex ai friction-incidents --skill entire:search
+  cortex ai friction-incidents --signal user_rejection --json`
 	case cortex.LensMCP:
 		cmd.Use, cmd.Args = "mcp-incidents [SERVER|TOOL]", cobra.MaximumNArgs(1)
 		cmd.Short = "MCP tools and servers that failed their calls: errors, timeouts, auth, schema, corrections, scored"
@@ -217,6 +239,8 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 			f.IO.Printf("No MCP incidents: no MCP calls with a negative signal. (See all use: --include-usage)\n")
 		case cortex.LensHook:
 			f.IO.Printf("No hook incidents: no hook runs with a negative signal. (See all runs: --include-usage)\n")
+		case cortex.LensFriction:
+			f.IO.Printf("No friction incidents: no interrupts, refusals, corrections or undo requests from the user.\n")
 		default:
 			f.IO.Printf("No abuse incidents found.\n")
 		}
@@ -224,7 +248,8 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 		return
 	}
 	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-	what := map[string]string{cortex.LensSkill: "SKILL", cortex.LensMCP: "MCP", cortex.LensHook: "HOOK"}[lens]
+	what := map[string]string{cortex.LensSkill: "SKILL", cortex.LensMCP: "MCP", cortex.LensHook: "HOOK",
+		cortex.LensFriction: "CHARGED TO"}[lens]
 	if what == "" {
 		what = "TERMS"
 	}
@@ -256,6 +281,15 @@ func incidentSubject(inc cortex.Incident) string {
 			return inc.HookName
 		}
 		return inc.HookEvent
+	case cortex.LensFriction:
+		var parts []string
+		for _, a := range inc.AttributedTo {
+			parts = append(parts, a.Name)
+		}
+		if len(parts) == 0 {
+			return "-"
+		}
+		return strings.Join(parts, ",")
 	}
 	return strings.Join(inc.Terms, ",")
 }
@@ -301,6 +335,15 @@ without any LLM.`,
 		Args: cobra.NoArgs,
 	}
 	switch lens {
+	case cortex.LensFriction:
+		cmd.Use = "friction-investigate"
+		cmd.Short = "Evidence for the top friction incidents: the user's words, what was active, findings"
+		cmd.Long = `For the top friction incidents: the user's own acts and words (user_voice, with their
+reaction right after), what each was charged to, the transcript around them, tool
+failures nearby and deterministic findings.`
+		cmd.Example = `  cortex ai friction-investigate --since 7d
+  cortex ai friction-investigate --skill verify --all
+  cortex ai friction-investigate --incident-id friction-inc-… --json`
 	case cortex.LensSkill:
 		cmd.Use = "skill-investigate [SKILL]"
 		cmd.Short = "Why did this skill go wrong? Evidence and findings for its top incident"

@@ -86,6 +86,7 @@ var minimal = map[string]string{
 	"abuse": "", "abuse_incidents": "", "abuse_investigate": "", "mcp_events": "errors=true", "hook_events": "",
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
+	"friction_incidents": "", "friction_investigate": "",
 }
 
 func TestEveryActionHasARouteThatAnswers(t *testing.T) {

@@ -127,20 +127,29 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 			return b, err
 		}
 		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(calls, o.maxBytes), capToolFailures, false)
-		users, err := e.db.SessionUserRows(ctx, s, from, to, sessionUserRowsCap)
+		texts, _, err := userTexts(ctx, e.db, s, from, to)
 		if err != nil {
 			return b, err
 		}
-		var corr []cortex.EvidenceRow
-		for _, r := range users {
-			if correctionPhrases.Contains(r.Message) {
-				r.Signals = []string{cortex.SignalUserCorrection}
-				corr = append(corr, r)
+		var ids []int64
+		for _, t := range texts {
+			if corrects(t.Text) {
+				ids = append(ids, t.ID)
 			}
 		}
+		corr, err := e.db.RowsByID(ctx, ids)
+		if err != nil {
+			return b, err
+		}
+		for i := range corr {
+			corr[i].Signals = []string{cortex.SignalUserCorrection}
+		}
 		b.NearbyUserCorrections, b.NearbyUserCorrectionsTruncated = capRows(corr, capUserCorrections, false)
+		if b.UserVoice, b.UserVoiceTruncated, err = e.userVoice(ctx, g, s, first, last); err != nil {
+			return b, err
+		}
 	} else {
-		b.NearbyToolFailures, b.NearbyUserCorrections = []cortex.ToolFailure{}, []cortex.EvidenceRow{}
+		b.NearbyToolFailures, b.NearbyUserCorrections, b.UserVoice = []cortex.ToolFailure{}, []cortex.EvidenceRow{}, []cortex.EvidenceRow{}
 	}
 
 	// Non-AI logs of the same host.
@@ -157,11 +166,62 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		return b, err
 	}
 	for _, rows := range [][]cortex.EvidenceRow{b.SignalAnchors, b.TranscriptBefore, b.TranscriptAfter,
-		b.NearbyUserCorrections, b.NearbyLogs, b.NearbyErrors} {
+		b.NearbyUserCorrections, b.UserVoice, b.NearbyLogs, b.NearbyErrors} {
 		boundRows(ptrs(rows), o.maxBytes)
 	}
 	b.Findings = findings.Derive(&b)
 	return b, nil
+}
+
+// capUserVoice bounds a bundle's user voice rows.
+const capUserVoice = 30
+
+// reactionAfter bounds how long after an incident the user's next prompt
+// is still their reaction to it (lenses that scope their groups set the
+// reaction themselves).
+const reactionAfter = 30 * time.Minute
+
+// userVoice returns what the human did inside the group's span, and their
+// reaction right after it, as evidence rows: the rows the lens scoped
+// (skill runs, friction groups) or, for lenses grouped by time, the acts
+// of the session within [first, last] and the next typed prompt after it.
+func (e *Engine) userVoice(ctx context.Context, g *group, s sqlite.SessionScope, first, last time.Time) ([]cortex.EvidenceRow, bool, error) {
+	ids, reaction := g.Voice, g.Reaction
+	if ids == nil && reaction == 0 {
+		acts, err := e.db.SessionUserActs(ctx, s, first, last.Add(reactionAfter), sessionUserRowsCap)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, a := range acts {
+			if !a.Timestamp.After(last) {
+				ids = append(ids, a.LogID)
+				continue
+			}
+			if a.Kind == cortex.UserPrompt || a.Kind == cortex.UserCommand {
+				reaction = a.LogID
+				break
+			}
+		}
+	}
+	if reaction != 0 {
+		ids = append(slices.Clone(ids), reaction)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	rows, err := e.db.RowsByID(ctx, ids)
+	if err != nil {
+		return nil, false, err
+	}
+	signals := map[int64][]string{}
+	for _, a := range g.Anchors {
+		signals[a.LogID] = a.Signals
+	}
+	for i := range rows {
+		rows[i].Reaction = rows[i].ID == reaction
+		rows[i].Signals = slices.Sorted(slices.Values(signals[rows[i].ID]))
+	}
+	out, truncated := capRows(rows, capUserVoice, true)
+	return out, truncated, nil
 }
 
 // toolFailures returns the failed calls, each marked recovered when a

@@ -648,8 +648,10 @@ func TestHookInvestigateConfigOnly(t *testing.T) {
 	}
 }
 
-// The real corpus: its two exit-127 runs and its cancelled run are
-// incidents, and nothing else is (busy sessions are not "too often").
+// The real corpus: its two exit-127 runs are incidents, and nothing else
+// is: busy sessions are not "too often", and the Stop run the user's own
+// interrupt cancelled (written in the same millisecond) is the user
+// stopping the agent, not the hook failing.
 func TestHookRealCorpus(t *testing.T) {
 	root := testcorpus.Real(t)
 	db, _ := teststore.Indexed(t, root)
@@ -663,7 +665,6 @@ func TestHookRealCorpus(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
-		"Stop runtime_transcript [hook_failed]",             // cancelled
 		"Stop runtime_transcript [hook_failed]",             // exit 127
 		"UserPromptSubmit runtime_transcript [hook_failed]", // exit 127
 	}
@@ -685,7 +686,7 @@ func TestHookRealCorpus(t *testing.T) {
 			t.Errorf("%s: findings %+v", inc.ID, f)
 		}
 	}
-	if !statuses["failed true"] || !statuses["cancelled false"] {
+	if !statuses["failed true"] || statuses["cancelled false"] {
 		t.Errorf("statuses %v", statuses)
 	}
 }

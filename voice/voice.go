@@ -167,7 +167,7 @@ var rules = []rule{
 		`restore (?:it|the|that|them) (?:to|back)`,
 	)},
 	{Scope, b(
-		`wrong (?:repo|repository|branch|directory|folder|file|project|checkout|worktree|source|path|environment|server|account|one)`,
+		`wrong (?:repo|repository|branch|directory|folder|file|project|checkout|worktree|source|path|environment|server|account|one|tool|command|skill|version|model|approach|url|endpoint|table|database)`,
 		`source of truth`, `stale data`, `outdated data`, `memory-vs-live`, `memory vs live`, `not the live`,
 		`(?:the )?other (?:repo|repository|branch|checkout|worktree)`,
 		`not (?:that|this) (?:repo|repository|branch|file|folder|directory|project|one)`,
