@@ -34,27 +34,23 @@ func (skillLens) prepare(p *cortex.IncidentParams) error {
 }
 
 // skillNames resolves a skill as typed ("search") to the stored names it
-// stands for: itself and plugin-qualified names whose skill part it is
-// ("entire:search"), case-insensitively. Nil when the store knows none.
+// stands for (see sqlite.SkillNamesMatching).
 func skillNames(ctx context.Context, db *sqlite.DB, skill string) ([]string, error) {
-	names, err := db.SkillNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	want := strings.ToLower(skill)
-	var out []string
-	for _, n := range names {
-		l := strings.ToLower(n)
-		if l == want || strings.HasSuffix(l, ":"+want) || strings.HasPrefix(want, ":") && strings.HasSuffix(l, want) {
-			out = append(out, n)
-		}
-	}
-	return out, nil
+	return db.SkillNamesMatching(ctx, skill)
 }
+
+// runLookback is how long before --since a run may have started and still
+// be found: a run's scope reaches past its last event (to the user's next
+// prompt), so the candidate scan starts this much earlier and keeps the
+// runs that overlap the range.
+const runLookback = 2 * time.Hour
 
 func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
 	f := sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since,
 		Until: p.Until, Skill: p.Skill, Plugin: p.Plugin, Limit: capRows + 1}
+	if !f.Since.IsZero() {
+		f.Since = f.Since.Add(-runLookback)
+	}
 	if p.Skill != "" {
 		names, err := skillNames(ctx, db, p.Skill)
 		if err != nil {
@@ -115,7 +111,7 @@ func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 		}
 		var runs []*skillRun
 		for _, r := range sv.runs {
-			if !overlaps(r.Start, runEnd(r), p.Since, p.Until) {
+			if !p.Until.IsZero() && !r.Start.Before(p.Until) || !r.End.IsZero() && !p.Since.IsZero() && r.End.Before(p.Since) {
 				continue
 			}
 			if len(want) > 0 && !want[r.Name] && !slices.ContainsFunc(r.Events, func(e sqlite.SessionSkill) bool { return want[e.Skill] }) {
@@ -146,6 +142,9 @@ func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 			g := &group{Key: k, Members: r.members(k), First: r.Start, Last: r.LastLive}
 			g.lens = &skillGroup{run: r, calls: calls}
 			detectRun(g, r, sv.runs, sv.acts, calls, window)
+			if _, last := g.span(); !overlaps(r.Start, maxTime(last, g.SignalEnd), p.Since, p.Until) {
+				continue
+			}
 			out = append(out, g)
 		}
 	}
@@ -187,15 +186,6 @@ func subjectKind(kind string) string {
 		return SubjectCommand
 	}
 	return ""
-}
-
-// runEnd is the last instant a run can be seen at (its scope's end, or its
-// last event when the scope is open).
-func runEnd(r *skillRun) time.Time {
-	if r.End.IsZero() {
-		return r.LastLive
-	}
-	return r.End
 }
 
 // overlaps reports whether [from, to] meets [since, until) (zero bounds
@@ -244,7 +234,10 @@ const (
 func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcall, window time.Duration) {
 	g.Signals = map[string]int{}
 	g.EventCount = activations(r.Events)
-	g.SignalEnd = runEnd(r)
+	g.SignalEnd = r.End
+	if r.End.IsZero() {
+		g.SignalEnd = lastActivity(r, acts, calls) // no later prompt: the run's last activity
+	}
 	var scope []tcall
 	for _, c := range calls {
 		if c.Thread == r.Thread && r.covers(c.Timestamp) {
@@ -456,25 +449,15 @@ func (skillLens) describe(p *cortex.IncidentParams) string {
 
 // usage summarizes the selected skills' events in the range.
 func (skillLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (usageReport, error) {
-	u := usageReport{Noun: "skill events"}
-	names := []string{p.Skill}
-	if p.Skill != "" {
-		var err error
-		if names, err = skillNames(ctx, db, p.Skill); err != nil {
-			return u, err
-		}
+	usage, err := db.SkillSummaries(ctx, cortex.SkillEventParams{EventFilter: cortex.EventFilter{Tool: p.Tool,
+		Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until, Limit: 20},
+		Skill: p.Skill, Plugin: p.Plugin})
+	if err != nil {
+		return usageReport{}, err
 	}
-	for _, n := range names {
-		usage, err := db.SkillSummaries(ctx, cortex.SkillEventParams{EventFilter: cortex.EventFilter{Tool: p.Tool,
-			Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until, Limit: 20},
-			Skill: n, Plugin: p.Plugin})
-		if err != nil {
-			return usageReport{}, err
-		}
-		u.Skills = append(u.Skills, usage.Events...)
-		for _, s := range usage.Events {
-			u.Events, u.Sessions = u.Events+s.Events, u.Sessions+s.Sessions
-		}
+	u := usageReport{Noun: "skill events", Skills: usage.Events}
+	for _, s := range usage.Events {
+		u.Events, u.Sessions = u.Events+s.Events, u.Sessions+s.Sessions
 	}
 	return u, nil
 }

@@ -155,7 +155,7 @@ var rules = []rule{
 		`^(?:please |ok,? |okay,? |just )?stop,?$`,
 		`^(?:that's |this is |it's |its )?(?:unnecessary|not necessary|not needed)`,
 		`no need (?:to|for)`, `there(?:'s| is) no need`,
-		`(?:i'll|i will) (?:run|test) (?:it|them|that|this|those)`,
+		`(?:i'll|i will) (?:run|test) (?:it|them|that|this|those|the \pL+)`,
 		`(?:i'll|i will|let me) (?:do|handle|check|fix|run|test) (?:it|them|that|this|those) myself`,
 		`never ?mind`, `forget (?:it|that|about it)`, `don't bother`, `(?:that's|that is) enough`,
 		`(?:cancel|abort) (?:that|it|this|the)`,
