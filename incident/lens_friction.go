@@ -145,6 +145,9 @@ func frictionSignals(acts []act, calls []tcall) []frictionAct {
 // earlyStop reports whether the interrupt acts[i] came right after the
 // user's own prompt, before the agent made any tool call.
 func earlyStop(acts []act, i int, calls []tcall) bool {
+	if calls == nil {
+		return false // not known yet: a candidate
+	}
 	a := acts[i]
 	for j := i - 1; j >= 0; j-- {
 		p := acts[j]
@@ -219,9 +222,20 @@ func (l frictionLens) group(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 		if len(sv.acts) == 0 {
 			continue
 		}
-		calls, _, err := vr.calls(ctx, sv, time.Time{}, time.Time{})
+		// Tool calls only matter around friction: read them over the span
+		// from the turn of the first possible friction act to the last.
+		pre := frictionSignals(sv.acts, nil)
+		if len(pre) == 0 {
+			continue
+		}
+		from := turnStart(sv.acts, pre[0].index)
+		to := sv.acts[pre[len(pre)-1].index].At
+		calls, _, err := vr.calls(ctx, sv, from, to)
 		if err != nil {
 			return nil, err
+		}
+		if calls == nil {
+			calls = []tcall{}
 		}
 		hits := frictionSignals(sv.acts, calls)
 		if len(hits) == 0 {
