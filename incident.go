@@ -73,6 +73,10 @@ type Incident struct {
 	// SubjectKind says what a skill-lens subject is: "skill", or "command"
 	// (a custom slash command with no skill body).
 	SubjectKind string `json:"subject_kind,omitempty"`
+	// CoActive names the other skills whose runs overlapped this one in
+	// its agent thread (skill lens): the user's verdicts are charged to
+	// each of them, so read them side by side.
+	CoActive []string `json:"co_active_skills,omitempty"`
 	// AttributedTo names what was active when the user reacted (friction
 	// lens): the skill runs, MCP tools and hooks, or nothing.
 	AttributedTo []Attribution `json:"attributed_to,omitempty"`

@@ -181,7 +181,7 @@ func isNumber(s string) bool {
 
 // operation names what a call does, for recovery: the tool and, for a
 // shell call, its last program and first argument ("git push", "npm run");
-// for file tools the file.
+// for file tools the file; for any other tool its exact arguments.
 func operation(c sqlite.SessionCall) string {
 	if shellTools[c.ToolName] {
 		cmd := command(c.Arguments)
@@ -206,7 +206,9 @@ func operation(c sqlite.SessionCall) string {
 	if json.Unmarshal([]byte(c.Arguments), &a) == nil && a.Path != "" {
 		return c.ToolName + " " + a.Path
 	}
-	return c.ToolName
+	// Any other tool (an MCP tool running code, a web fetch): only the
+	// same call again is the same operation.
+	return c.ToolName + " " + c.Arguments
 }
 
 // codexBody drops Codex's exec boilerplate ("Chunk ID: … Output:") from a

@@ -323,7 +323,7 @@ func (e *Engine) incident(l Lens, g *group, window int) cortex.Incident {
 		FirstSeen: cortex.FormatTime(first), LastSeen: cortex.FormatTime(last), DurationSecs: last.Sub(first).Seconds(),
 		EventCount: g.EventCount, EventIDs: ids, AnchorLogIDs: anchors, SignalCounts: counts,
 		SignalsPresent: g.present(), Terms: g.Terms, Score: score, Label: l.label(score), WindowMinutes: window,
-		AttributedTo: g.Attributed,
+		AttributedTo: g.Attributed, CoActive: g.CoActive,
 	}
 	l.subject(g.Key, &inc)
 	return inc

@@ -84,6 +84,8 @@ type group struct {
 	Calls []tcall
 	// Attributed is what a friction group is charged to.
 	Attributed []cortex.Attribution
+	// CoActive are the other skills active in a skill run's scope.
+	CoActive []string
 	// lens holds a lens's own state for scoring and evidence.
 	lens any
 }

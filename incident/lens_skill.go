@@ -315,6 +315,14 @@ func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcal
 		g.Signals[cortex.SignalOverlongLoop] = 1
 	}
 	g.Calls = scope
+	end := g.SignalEnd
+	for _, o := range runs {
+		if o != r && o.Thread == r.Thread && o.Start.Before(end) && (o.End.IsZero() || o.End.After(r.Start)) &&
+			!slices.Contains(g.CoActive, o.Name) {
+			g.CoActive = append(g.CoActive, o.Name)
+		}
+	}
+	slices.Sort(g.CoActive)
 }
 
 // callLog is the row that proves a call's outcome (its result, else the
