@@ -214,9 +214,41 @@ type ToolFailure struct {
 	Status      string `json:"status"`
 	ExitCode    *int64 `json:"exit_code,omitempty"`
 	ErrorText   string `json:"error_text,omitempty"`
-	// Recovered is set when a later call of the same tool succeeded in the
-	// window.
+	// Recovered is set when the same operation later succeeded in the
+	// same agent thread.
 	Recovered bool `json:"recovered"`
+	// Class is the call's outcome class: failed, failed_in_output,
+	// expected_probe, sibling_cancelled, user_rejected, …
+	Class string `json:"class,omitempty"`
+	// Command is the command line of a shell call (bounded).
+	Command string `json:"command,omitempty"`
+	// Line is the line of output that shows the failure.
+	Line string `json:"line,omitempty"`
+}
+
+// SkillDoc is the skill document a run loaded, as the transcript shows it.
+type SkillDoc struct {
+	Name string `json:"skill_name"`
+	// Path is the SKILL.md path when known.
+	Path string `json:"path,omitempty"`
+	// SHA256 is the body's content hash when the record states it.
+	SHA256 string `json:"sha256,omitempty"`
+	// Source is the skill event the text comes from (claude_skill_body,
+	// codex_skill_read, …) and LogID its row.
+	Source string `json:"source"`
+	LogID  int64  `json:"log_id"`
+	// Text is the document (bounded); AsPrinted says it is what the agent
+	// printed of the file (a Codex `sed -n '1,240p'`: lines outside the
+	// range it printed are missing), Truncated that the bound cut it.
+	Text      string `json:"text"`
+	AsPrinted bool   `json:"as_printed,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// SkillQuote is a line of the skill document a finding is about.
+type SkillQuote struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
 }
 
 // Finding is one deterministic failure mode derived from a bundle.
@@ -230,6 +262,12 @@ type Finding struct {
 	Hint        string  `json:"prevention_hint"`
 	// Why says which phrases or signals matched.
 	Why string `json:"why,omitempty"`
+	// Cause is the line of evidence that shows the cause (a tool's error
+	// line, the user's words), one line, bounded.
+	Cause string `json:"cause,omitempty"`
+	// SkillQuotes are the lines of the skill document the finding is
+	// about, when the document is stored.
+	SkillQuotes []SkillQuote `json:"skill_quotes,omitempty"`
 }
 
 // Factor is a contributing factor with its evidence.
@@ -255,6 +293,13 @@ type Bundle struct {
 	// SkillEvents are the incident's skill events (skill lens).
 	SkillEvents          []SkillEventRow `json:"skill_events,omitempty"`
 	SkillEventsTruncated bool            `json:"skill_events_truncated"`
+	// Skill is the skill document the run loaded, when a record shows it
+	// (skill lens).
+	Skill *SkillDoc `json:"skill_doc,omitempty"`
+	// Failures are the failed tool calls in the incident's own scope,
+	// classified (skill lens: the run's thread, activation to reaction).
+	Failures          []ToolFailure `json:"failures,omitempty"`
+	FailuresTruncated bool          `json:"failures_truncated,omitempty"`
 	// MCPEvents are the incident's own tool calls (MCP lens): call and
 	// result log rows prove the call happened and how it ended.
 	MCPEvents          []ToolEventRow `json:"mcp_events,omitempty"`

@@ -122,11 +122,16 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 
 	// Failed tool calls and user corrections near the incident.
 	if g.Key.Session != "" {
-		calls, err := e.db.SessionToolCalls(ctx, s, from, to, sessionToolCallsCap)
+		calls, err := e.db.SessionCalls(ctx, s, from, to, sessionToolCallsCap)
 		if err != nil {
 			return b, err
 		}
-		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(calls, o.maxBytes), capToolFailures, false)
+		acts, err := e.db.SessionUserActs(ctx, s, from, to, sessionUserRowsCap)
+		if err != nil {
+			return b, err
+		}
+		classified := classifyCalls(calls, toActs(acts, nil))
+		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(classified, o.maxBytes), capToolFailures, false)
 		texts, _, err := userTexts(ctx, e.db, s, from, to)
 		if err != nil {
 			return b, err
@@ -224,25 +229,31 @@ func (e *Engine) userVoice(ctx context.Context, g *group, s sqlite.SessionScope,
 	return out, truncated, nil
 }
 
-// toolFailures returns the failed calls, each marked recovered when a
-// later call of the same tool succeeded (in the bundle's window).
-func toolFailures(calls []sqlite.ToolCall, maxBytes int) []cortex.ToolFailure {
+// toolFailures returns the failed calls (an error status or a failure
+// shown in the output) with their class, command and recovery.
+func toolFailures(calls []tcall, maxBytes int) []cortex.ToolFailure {
 	var out []cortex.ToolFailure
-	for i, c := range calls {
-		if !c.IsError {
+	for _, c := range calls {
+		if !c.IsError && c.Class != classFailedInOutput {
 			continue
 		}
-		f := cortex.ToolFailure{EventID: c.ID, CallLogID: c.CallLogID, ResultLogID: c.ResultLogID,
-			Timestamp: cortex.FormatTime(c.Timestamp), ToolName: c.ToolName, MCPServer: c.MCPServer,
-			Status: c.Status, ExitCode: c.ExitCode}
-		f.ErrorText, _ = cutText(c.ErrorText, maxBytes)
-		for _, later := range calls[i+1:] {
-			if later.ToolName == c.ToolName && later.Status == cortex.CallSuccess && !later.IsError {
-				f.Recovered = true
-				break
-			}
-		}
-		out = append(out, f)
+		out = append(out, toolFailure(c, maxBytes))
 	}
 	return out
+}
+
+// toolFailure is a classified call as bundles show it.
+func toolFailure(c tcall, maxBytes int) cortex.ToolFailure {
+	f := cortex.ToolFailure{EventID: c.ID, CallLogID: c.CallLogID, ResultLogID: c.ResultLogID,
+		Timestamp: cortex.FormatTime(c.Timestamp), ToolName: c.ToolName, MCPServer: c.MCPServer,
+		Status: c.Status, ExitCode: c.ExitCode, Recovered: c.Recovered, Class: c.Class, Line: c.Why}
+	text := c.ErrorText
+	if text == "" {
+		text = c.Output
+	}
+	f.ErrorText, _ = cutText(text, maxBytes)
+	if shellTools[c.ToolName] {
+		f.Command = cortex.CutUTF8(command(c.Arguments), 512)
+	}
+	return f
 }

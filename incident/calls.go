@@ -225,12 +225,15 @@ func codexBody(text string) string {
 	return text
 }
 
+// boilerplate are the lines agents wrap command output in.
+var boilerplate = regexp.MustCompile(`^(?:Exit code -?\d+|Chunk ID: \S+|Wall time: .*|Process exited with code -?\d+|Original token count: \d+|Output:|Command: .*|\[rerun: \w+\])$`)
+
 // firstLine returns the first non-empty line of s matching re (or the
 // first non-empty line), cut to 200 bytes.
 func firstLine(s string, re *regexp.Regexp) string {
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
-		if l == "" {
+		if l == "" || boilerplate.MatchString(l) {
 			continue
 		}
 		if re == nil || re.MatchString(l) {
@@ -316,7 +319,10 @@ func classify(c sqlite.SessionCall, refused string) (string, string) {
 	if probe(c, text) {
 		return classProbe, firstLine(text, nil)
 	}
-	return classFailed, firstLine(text, outputFailure)
+	if l := firstLine(text, outputFailure); l != "" {
+		return classFailed, l
+	}
+	return classFailed, firstLine(text, nil)
 }
 
 // probe reports whether a failed call is a search or existence check that

@@ -422,8 +422,23 @@ func (skillLens) subject(k groupKey, inc *cortex.Incident) {
 // Bundle caps of the skill lens.
 const capSkillEvents = 25
 
-// extras adds the run's skill events (the first 25, chronological).
+// extras adds the run's skill events (the first 25, chronological), the
+// failed calls of its scope and the skill document it loaded.
 func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error {
+	var failures []cortex.ToolFailure
+	for _, c := range g.Calls {
+		if c.failure() {
+			failures = append(failures, toolFailure(c, DefaultMaxBytes))
+		}
+	}
+	b.Failures, b.FailuresTruncated = capRows(failures, capToolFailures, false)
+	if sg, ok := g.lens.(*skillGroup); ok {
+		doc, err := skillDoc(ctx, db, sqlite.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}, sg.run)
+		if err != nil {
+			return err
+		}
+		b.Skill = doc
+	}
 	ids := make([]int64, 0, min(len(g.Members), capSkillEvents))
 	for _, m := range g.Members {
 		if len(ids) == capSkillEvents {

@@ -251,3 +251,86 @@ func (db *DB) FirstPrompt(ctx context.Context, s SessionScope) (int64, error) {
 	}
 	return id, nil
 }
+
+// StoredRaw is a row's stored original record (compressed by rawcodec) and
+// what it is.
+type StoredRaw struct {
+	Tool cortex.Tool
+	Kind string
+	Raw  []byte
+}
+
+// RawRecords returns the stored original records of rows, by id.
+func (db *DB) RawRecords(ctx context.Context, ids []int64) (map[int64]StoredRaw, error) {
+	out := map[int64]StoredRaw{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.query(ctx, `SELECT id, COALESCE(ai_tool, ''), COALESCE(ai_kind, ''), raw FROM logs WHERE id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
+	if err != nil {
+		return nil, queryFailed(err, "raw records")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var r StoredRaw
+		var tool string
+		if err := rows.Scan(&id, &tool, &r.Kind, &r.Raw); err != nil {
+			return nil, queryFailed(err, "raw records")
+		}
+		r.Tool = cortex.Tool(tool)
+		out[id] = r
+	}
+	return out, rows.Err()
+}
+
+// ResultRows maps call rows to the rows of their results (tool calls whose
+// call row is one of callLogIDs and whose result is stored).
+func (db *DB) ResultRows(ctx context.Context, s SessionScope, callLogIDs []int64) (map[int64]int64, error) {
+	out := map[int64]int64{}
+	if len(callLogIDs) == 0 {
+		return out, nil
+	}
+	args := []any{s.Session, string(s.Tool), s.Host}
+	for _, id := range callLogIDs {
+		args = append(args, id)
+	}
+	rows, err := db.query(ctx, `SELECT call_log_id, result_log_id FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND result_log_id IS NOT NULL AND call_log_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(callLogIDs)), ",")+`)`, args...)
+	if err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c, r int64
+		if err := rows.Scan(&c, &r); err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		out[c] = r
+	}
+	return out, rows.Err()
+}
+
+// NextContextRow returns the first injected-context row (role context) of
+// a session at or after (t, afterID), within limit, or 0: the body Claude
+// Code expands a custom command into follows the command.
+func (db *DB) NextContextRow(ctx context.Context, s SessionScope, t time.Time, afterID int64, within time.Duration) (int64, error) {
+	var id int64
+	ts := cortex.FormatTime(t)
+	err := db.queryRow(ctx, `SELECT id FROM logs WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
+		AND timestamp >= ? AND timestamp <= ? AND NOT (timestamp = ? AND id <= ?) AND ai_role = 'context' AND ai_kind = 'user:meta'
+		ORDER BY timestamp, id LIMIT 1`, s.Session, string(s.Tool), s.Host, ts, cortex.FormatTime(t.Add(within)), ts, afterID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, queryFailed(err, "rows")
+	}
+	return id, nil
+}

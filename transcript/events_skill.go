@@ -213,3 +213,62 @@ func codexAnnouncements(ev *cortex.Events, text string) {
 			EventKind: cortex.SkillCodexAnnounced, EvidenceKind: cortex.EvidenceContent})
 	}
 }
+
+// SkillDocText returns the text of a skill document as a stored record
+// shows it: the body of a Claude skill load ("Base directory for this
+// skill: …" then the SKILL.md body), a custom command's expanded body (a
+// meta user record without that header), the body of a Codex <skill>
+// block, or what a Codex shell call printed reading a SKILL.md (the exec
+// boilerplate dropped; a partial read shows only the lines it printed).
+// The text is bounded to max bytes. ok is false when the record holds no
+// skill document.
+func SkillDocText(tool cortex.Tool, raw []byte, max int) (text string, ok bool) {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(raw)
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return "", false
+	}
+	switch tool {
+	case cortex.ToolClaude:
+		msg := v.Get("message")
+		if msg == nil {
+			return "", false
+		}
+		t := strings.TrimLeft(claudeUserText(msg), " \t\r\n")
+		if rest, found := strings.CutPrefix(t, skillBodyHeader); found {
+			_, t, _ = strings.Cut(rest, "\n")
+		}
+		t = strings.TrimSpace(t)
+		return cortex.CutUTF8(clean(t), max), t != ""
+	case cortex.ToolCodex:
+		pl := v.Get("payload")
+		switch string(rawStr(pl, "type")) {
+		case "message":
+			text, _ := messageText(pl)
+			var body string
+			scanSkillBlocks(text, func(b skillBlock) {
+				if body == "" {
+					body = strings.TrimSpace(b.body)
+				}
+			})
+			return cortex.CutUTF8(clean(body), max), body != ""
+		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+			out := pl.Get("output")
+			if out == nil || out.Type() != fastjson.TypeString {
+				return "", false
+			}
+			t := string(out.GetStringBytes())
+			if i := strings.Index(t, "\nOutput:\n"); i >= 0 && strings.Contains(t[:i], "exited with code") {
+				t = t[i+len("\nOutput:\n"):]
+			} else if fastjson.Validate(t) == nil {
+				var q fastjson.Parser
+				if o, err := q.Parse(t); err == nil && o.Get("output") != nil {
+					t = str(o, "output")
+				}
+			}
+			t = strings.TrimSpace(t)
+			return cortex.CutUTF8(clean(t), max), t != ""
+		}
+	}
+	return "", false
+}
