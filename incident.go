@@ -222,6 +222,10 @@ type ToolFailure struct {
 	Class string `json:"class,omitempty"`
 	// Command is the command line of a shell call (bounded).
 	Command string `json:"command,omitempty"`
+	// Operation names what failed in a few safe words: a shell call's
+	// program and subcommand ("entire dispatch", "gh api"), else the
+	// tool's name.
+	Operation string `json:"operation,omitempty"`
 	// Line is the line of output that shows the failure.
 	Line string `json:"line,omitempty"`
 }
@@ -245,10 +249,15 @@ type SkillDoc struct {
 	Truncated bool   `json:"truncated,omitempty"`
 }
 
-// SkillQuote is a line of the skill document a finding is about.
+// SkillQuote is a line of the skill document (or of what the skill's own
+// command printed) that a finding is about.
 type SkillQuote struct {
 	Line int    `json:"line"`
 	Text string `json:"text"`
+	// Source is "skill_doc", or "command_output" with the row (LogID) of
+	// the output.
+	Source string `json:"source"`
+	LogID  int64  `json:"log_id,omitempty"`
 }
 
 // Finding is one deterministic failure mode derived from a bundle.
@@ -296,10 +305,17 @@ type Bundle struct {
 	// Skill is the skill document the run loaded, when a record shows it
 	// (skill lens).
 	Skill *SkillDoc `json:"skill_doc,omitempty"`
+	// SkillOutputs are the outputs of the skill's own command in the run
+	// (`marvin work` for the marvin skill): instructions it prints are
+	// the skill's too.
+	SkillOutputs []EvidenceRow `json:"skill_outputs,omitempty"`
 	// Failures are the failed tool calls in the incident's own scope,
 	// classified (skill lens: the run's thread, activation to reaction).
 	Failures          []ToolFailure `json:"failures,omitempty"`
 	FailuresTruncated bool          `json:"failures_truncated,omitempty"`
+	// RunCalls counts the tool calls in a skill run's scope (loading the
+	// skill aside).
+	RunCalls int `json:"run_calls,omitempty"`
 	// MCPEvents are the incident's own tool calls (MCP lens): call and
 	// result log rows prove the call happened and how it ended.
 	MCPEvents          []ToolEventRow `json:"mcp_events,omitempty"`

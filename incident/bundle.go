@@ -2,9 +2,12 @@ package incident
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -251,9 +254,52 @@ func toolFailure(c tcall, maxBytes int) cortex.ToolFailure {
 	if text == "" {
 		text = c.Output
 	}
+	text = unwrapContent(text)
 	f.ErrorText, _ = cutText(text, maxBytes)
+	f.Line = unwrapContent(f.Line)
+	f.Operation = c.ToolName
 	if shellTools[c.ToolName] {
 		f.Command = cortex.CutUTF8(command(c.Arguments), 512)
+		if op := safeOperation(c.Op, c.ToolName); op != "" {
+			f.Operation = op
+		}
 	}
 	return f
+}
+
+// unwrapContent shows an MCP result's content blocks
+// ([{"type":"text","text":"…"}]) as their text.
+func unwrapContent(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, `[{"type":"text"`) {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal([]byte(t), &blocks) != nil {
+		return s
+	}
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// safeWord is a token safe to name in a hint: a program or subcommand.
+var safeWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,39}$`)
+
+// safeOperation renders a shell call's operation ("Bash git push") as
+// "git push" when its words are plain program and subcommand names.
+func safeOperation(op, tool string) string {
+	words := strings.Fields(strings.TrimPrefix(op, tool+" "))
+	var out []string
+	for _, w := range words {
+		if !safeWord.MatchString(w) {
+			break
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }

@@ -77,6 +77,11 @@ var outputFailure = regexp.MustCompile(`(?m)(ERR_[A-Z_]{4,}|Traceback \(most rec
 	`command not found|Timeout \d+ms exceeded|\(HTTP [45]\d\d\)|npm ERR!|^fatal: |^panic: |Error: Cannot find module|` +
 	`^Error: |^error: |Permission denied|Segmentation fault|Killed$)`)
 
+// filterPrograms only reshape what the command before them printed.
+var filterPrograms = map[string]bool{"head": true, "tail": true, "grep": true, "rg": true, "sed": true, "awk": true,
+	"jq": true, "sort": true, "uniq": true, "wc": true, "cat": true, "tee": true, "less": true, "cut": true, "tr": true,
+	"column": true, "echo": true, "printf": true, "true": true, "sleep": true}
+
 // readerCommands print files or history: failures inside what they print
 // are content, not outcomes.
 var readerCommands = map[string]bool{"cat": true, "sed": true, "head": true, "tail": true, "nl": true, "less": true,
@@ -189,7 +194,15 @@ func operation(c sqlite.SessionCall) string {
 		if len(progs) == 0 {
 			return c.ToolName
 		}
+		// The program that did the work: the last one that is not a
+		// filter of its output (| head, | grep …) or an echo.
 		last := progs[len(progs)-1]
+		for i := len(progs) - 1; i >= 0; i-- {
+			if !filterPrograms[progs[i]] {
+				last = progs[i]
+				break
+			}
+		}
 		for _, seg := range segments(cmd) {
 			f := strings.Fields(seg)
 			for i, w := range f {

@@ -564,7 +564,7 @@ func TestHookInvestigateLabelled(t *testing.T) {
 				len(b.NearbyMCPEvents), len(b.SignalAnchors))
 		}
 		f := b.Findings
-		if len(f.FailureModes) == 0 || f.FailureModes[0].Category != "hook_failed" || f.FailureModes[0].Confidence != "high" ||
+		if len(f.FailureModes) == 0 || f.FailureModes[0].Category != "hook_command_not_found" || f.FailureModes[0].Confidence != "high" ||
 			!strings.Contains(f.FailureModes[0].Why, `"exit 127"`) || !strings.Contains(f.FailureModes[0].Hint, `"PostToolUse:Bash" hook`) ||
 			!strings.HasPrefix(f.EvidenceBasis, "runtime_transcript") {
 			t.Errorf("%s: findings %+v", typed, f)
@@ -682,7 +682,7 @@ func TestHookRealCorpus(t *testing.T) {
 				statuses[fmt.Sprintf("%s %v", ev.Status, ev.ExitCode != nil && *ev.ExitCode == 127)] = true
 			}
 		}
-		if f := inv.Bundles[0].Findings; f.FailureModes[0].Category != "hook_failed" || !strings.HasPrefix(f.EvidenceBasis, "runtime_transcript") {
+		if f := inv.Bundles[0].Findings; f.FailureModes[0].Category != "hook_command_not_found" || !strings.HasPrefix(f.EvidenceBasis, "runtime_transcript") {
 			t.Errorf("%s: findings %+v", inc.ID, f)
 		}
 	}

@@ -542,8 +542,11 @@ func TestMCPLabelledAndRealCorpus(t *testing.T) {
 		t.Fatalf("real corpus: %+v", list.Incidents)
 	}
 	inc := list.Incidents[0]
-	if inc.MCPServer != "node_repl" || inc.MCPTool != "js" || inc.Label != "medium" || inc.EventCount != 7 ||
-		inc.SignalCounts[cortex.SignalRepeatedFailure] != 3 || inc.SignalCounts[cortex.SignalTimeoutOrRateLimit] != 1 {
+	// "playwright_wait_for_load_state does not support networkidle" is a
+	// rejected value: the schema signal.
+	if inc.MCPServer != "node_repl" || inc.MCPTool != "js" || inc.Label != "high" || inc.EventCount != 7 ||
+		inc.SignalCounts[cortex.SignalRepeatedFailure] != 3 || inc.SignalCounts[cortex.SignalTimeoutOrRateLimit] != 1 ||
+		inc.SignalCounts[cortex.SignalSchemaError] != 1 {
 		t.Fatalf("node_repl: %+v", inc)
 	}
 	inv, err := e.Investigate(ctx, mcpLens{}, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Target: "linear-server"}})

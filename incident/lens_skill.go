@@ -420,7 +420,10 @@ func (skillLens) subject(k groupKey, inc *cortex.Incident) {
 }
 
 // Bundle caps of the skill lens.
-const capSkillEvents = 25
+const (
+	capSkillEvents  = 25
+	maxSkillOutputs = 3
+)
 
 // extras adds the run's skill events (the first 25, chronological), the
 // failed calls of its scope and the skill document it loaded.
@@ -430,6 +433,9 @@ func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.
 		if c.failure() {
 			failures = append(failures, toolFailure(c, DefaultMaxBytes))
 		}
+		if !loadsSkill(c) {
+			b.RunCalls++
+		}
 	}
 	b.Failures, b.FailuresTruncated = capRows(failures, capToolFailures, false)
 	if sg, ok := g.lens.(*skillGroup); ok {
@@ -438,6 +444,24 @@ func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.
 			return err
 		}
 		b.Skill = doc
+		// The skill's own command (the marvin skill running `marvin work`)
+		// prints instructions the agent follows: they are the skill's too.
+		_, part, _ := strings.Cut(sg.run.Name, ":")
+		if part == "" {
+			part = sg.run.Name
+		}
+		var ids []int64
+		for _, c := range g.Calls {
+			if c.Class != classOK || !shellTools[c.ToolName] || c.ResultLogID == nil || len(ids) == maxSkillOutputs {
+				continue
+			}
+			if progs := programs(command(c.Arguments)); len(progs) > 0 && progs[0] == part {
+				ids = append(ids, *c.ResultLogID)
+			}
+		}
+		if b.SkillOutputs, err = db.RowsByID(ctx, ids); err != nil {
+			return err
+		}
 	}
 	ids := make([]int64, 0, min(len(g.Members), capSkillEvents))
 	for _, m := range g.Members {
