@@ -168,7 +168,15 @@ func (h *handler) action(a app.Action) http.Handler {
 		var params any
 		var err error
 		if r.Method == http.MethodGet {
-			params, err = a.DecodeQuery(r.URL.Query())
+			q := r.URL.Query()
+			for _, name := range a.PathParams() {
+				if q.Has(name) {
+					writeError(w, cortex.Errorf(cortex.CodeInvalid, "%s: %s is given in the path, not the query string", a.Name, name))
+					return
+				}
+				q.Set(name, r.PathValue(name))
+			}
+			params, err = a.DecodeQuery(q)
 		} else {
 			if len(r.URL.Query()) > 0 {
 				writeError(w, cortex.Errorf(cortex.CodeInvalid, "%s: send parameters as a JSON body, not in the query string", a.Name))
