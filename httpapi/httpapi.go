@@ -36,6 +36,10 @@ type Options struct {
 	// MCP, when set, is served at /mcp behind the same authentication
 	// (it reads the caller with CallerFrom).
 	MCP http.Handler
+	// Dashboard, when set, serves every path outside /api, /mcp and
+	// /health (the web UI; it authenticates on its own, with the same
+	// tokens).
+	Dashboard http.Handler
 	// Logger receives request and audit lines (nil: discarded).
 	Logger *slog.Logger
 	// Version is reported by /health and the OpenAPI document.
@@ -91,9 +95,15 @@ func NewHandler(svc *app.Service, o Options) http.Handler {
 	if o.MCP != nil {
 		mux.Handle("/mcp", h.auth(app.ScopeRead, o.MCP))
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, cortex.Errorf(cortex.CodeNotFound, "no route %s %s (see /api/openapi.json)", r.Method, r.URL.Path))
-	})
+	}
+	mux.HandleFunc("/api/", notFound)
+	if o.Dashboard != nil {
+		mux.Handle("/", o.Dashboard)
+	} else {
+		mux.HandleFunc("/", notFound)
+	}
 	return h.logRequests(mux)
 }
 
