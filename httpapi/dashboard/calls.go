@@ -69,9 +69,43 @@ func cachedCall[T any](d *Dashboard, r *http.Request, name string, q url.Values)
 	})
 }
 
-// cached reads key through the cache with the page budget.
+// prefetch starts expensive reads without waiting, so a page's reads run
+// together within its budget.
+func (d *Dashboard) prefetch(r *http.Request, calls ...call) {
+	c := callerFrom(r)
+	for _, x := range calls {
+		d.cache.get(r.Context(), "call:"+x.name+"?"+x.q.Encode(), 0, func(ctx context.Context) (any, error) {
+			return d.call(ctx, c, x.name, x.q)
+		})
+	}
+}
+
+// call is an action and its parameters.
+type call struct {
+	name string
+	q    url.Values
+}
+
+type deadlineKey struct{}
+
+// withDeadline sets the page's deadline for expensive reads: one budget
+// per page, shared by its reads (which run in parallel).
+func withDeadline(r *http.Request, budget time.Duration) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), deadlineKey{}, time.Now().Add(budget)))
+}
+
+// left is what remains of the page's budget.
+func (d *Dashboard) left(r *http.Request) time.Duration {
+	if t, ok := r.Context().Value(deadlineKey{}).(time.Time); ok {
+		return max(0, time.Until(t))
+	}
+	return d.o.Budget
+}
+
+// cached reads key through the cache within what is left of the page's
+// budget.
 func cached[T any](d *Dashboard, r *http.Request, key string, fn func(context.Context) (any, error)) slow[T] {
-	res := d.cache.get(r.Context(), key, d.o.Budget, fn)
+	res := d.cache.get(r.Context(), key, d.left(r), fn)
 	out := slow[T]{Err: res.Err, At: res.At, Ready: res.Ready}
 	if res.Ready && res.Err == nil {
 		v, ok := res.Val.(T)

@@ -333,6 +333,7 @@ type pendingData interface{ pending() bool }
 func (d *Dashboard) render(h func(w http.ResponseWriter, r *http.Request) (string, any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		r = withDeadline(r, d.o.Budget)
 		name, data, err := h(w, r)
 		if err != nil {
 			d.fail(w, r, err)

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"cmp"
 	"context"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
@@ -67,6 +68,7 @@ type subjectScore struct {
 
 type overviewData struct {
 	Status       cortex.Status
+	StatusAge    string
 	TypedPrompts int64
 	Week         int
 	WeekMore     bool
@@ -98,12 +100,18 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request) (string, an
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := callAs[cortex.Status](d, r, "status", nil)
-	if err != nil {
-		return "", nil, err
+	// Status counts what the store holds (a few hundred ms on a store of
+	// millions of rows): cached like the incident reads.
+	d.prefetch(r, call{"status", url.Values{}})
+	for _, lens := range app.LensNames() {
+		d.lensIncidents(r.Context(), lens, window, 0)
 	}
-	out := overviewData{Status: st, Window: window, Windows: windows}
-	for _, byRole := range st.RowsByRole {
+	status := cachedCall[cortex.Status](d, r, "status", url.Values{})
+	if status.Err != nil {
+		return "", nil, status.Err
+	}
+	out := overviewData{Status: status.Val, StatusAge: status.Age(), Window: window, Windows: windows, Pending: !status.Ready}
+	for _, byRole := range out.Status.RowsByRole {
 		out.TypedPrompts += byRole[string(cortex.RoleUser)]
 	}
 	sess, err := callAs[cortex.SessionList](d, r, "sessions", values("since", "7d", "limit", strconv.Itoa(app.MaxSessionsLimit)))
@@ -114,7 +122,7 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request) (string, an
 	now := d.now()
 	var lists []cortex.IncidentList
 	for i, lens := range app.LensNames() {
-		res := d.lensIncidents(r.Context(), lens, window, d.o.Budget)
+		res := d.lensIncidents(r.Context(), lens, window, d.left(r))
 		ls := lensSummary{Lens: lens, Class: "s" + strconv.Itoa(i%8), Ready: res.Ready}
 		if res.Ready {
 			ls.Age = slow[any]{At: res.At}.Age()
@@ -221,8 +229,10 @@ func (d incidentsData) Signals() []string {
 	return out
 }
 
-// With returns the listing's query with key set to v ("" removes it).
-func (d incidentsData) With(key, v string) string { return withParam(d.Query, key, v) }
+// With links the listing with key set to v ("" removes it).
+func (d incidentsData) With(key, v string) template.URL {
+	return template.URL("/incidents?" + withParam(d.Query, key, v))
+}
 
 func withParam(q url.Values, key, v string) string {
 	c := url.Values{}
@@ -282,12 +292,19 @@ func (d *Dashboard) incidents(w http.ResponseWriter, r *http.Request) (string, a
 		}
 		lenses = []string{out.Lens}
 	}
+	params := func(lens string) url.Values {
+		p := only(q, lens+"_incidents")
+		if !p.Has("limit") {
+			p.Set("limit", "100")
+		}
+		return p
+	}
+	for _, lens := range lenses {
+		d.prefetch(r, call{lens + "_incidents", params(lens)})
+	}
 	for _, lens := range lenses {
 		action := lens + "_incidents"
-		params := only(q, action)
-		if !params.Has("limit") {
-			params.Set("limit", "100")
-		}
+		params := params(lens)
 		res := cachedCall[cortex.IncidentList](d, r, action, params)
 		switch {
 		case res.Err != nil:

@@ -234,7 +234,10 @@ func (d *Dashboard) skillPage(w http.ResponseWriter, r *http.Request) (string, a
 	out.Unit = b.Unit
 	out.Chart = barChart{Title: "Skill events and incidents per " + b.Unit, Labels: b.Labels,
 		Series: []series{{Name: "events", Class: "s1", Values: b.count(stamps)}}}
-	out.Incidents = cachedCall[cortex.IncidentList](d, r, "skill_incidents", values("skill", name, "since", sinceParam(since), "limit", "100"))
+	incQ := values("skill", name, "since", sinceParam(since), "limit", "100")
+	invQ := values("skill", name, "since", sinceParam(since))
+	d.prefetch(r, call{"skill_incidents", incQ}, call{"skill_investigate", invQ})
+	out.Incidents = cachedCall[cortex.IncidentList](d, r, "skill_incidents", incQ)
 	if out.Incidents.Ready && out.Incidents.Err == nil {
 		var inc []string
 		for _, i := range out.Incidents.Val.Incidents {
@@ -244,7 +247,7 @@ func (d *Dashboard) skillPage(w http.ResponseWriter, r *http.Request) (string, a
 		}
 		out.Chart.Series = append(out.Chart.Series, series{Name: "incidents", Class: "s3", Values: b.count(inc)})
 	}
-	out.Findings = cachedCall[cortex.Investigation](d, r, "skill_investigate", values("skill", name, "since", sinceParam(since)))
+	out.Findings = cachedCall[cortex.Investigation](d, r, "skill_investigate", invQ)
 	return "skill", out, nil
 }
 
