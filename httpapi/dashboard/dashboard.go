@@ -65,7 +65,7 @@ type Options struct {
 	Logger     *slog.Logger
 	Version    string
 	// Budget is how long a page waits for an expensive read before it
-	// says "still computing" (default 200 ms); CacheTTL how long such a
+	// says "still computing" (default 150 ms); CacheTTL how long such a
 	// read is served before it is refreshed in the background (default
 	// 60 s).
 	Budget   time.Duration
@@ -88,7 +88,7 @@ func New(svc *app.Service, o Options) (*Dashboard, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Budget <= 0 {
-		o.Budget = 200 * time.Millisecond
+		o.Budget = 150 * time.Millisecond
 	}
 	if o.CacheTTL <= 0 {
 		o.CacheTTL = time.Minute
