@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -185,13 +186,7 @@ func (s *Service) sessionIncidents(ctx context.Context, sess cortex.Session) ([]
 		}
 	}
 	slices.SortStableFunc(out, func(a, b cortex.SessionIncident) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.FirstSeen, b.FirstSeen)
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.FirstSeen, b.FirstSeen))
 	})
 	return out, strings.Join(errs, "; ")
 }

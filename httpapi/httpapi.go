@@ -143,16 +143,30 @@ func (h *handler) authenticate(r *http.Request) (app.Caller, error) {
 	if !hasAuth {
 		return c, cortex.Errorf(cortex.CodeUnauthorized, "missing bearer token (Authorization: Bearer …)")
 	}
-	switch {
-	case equal(got, h.o.AdminToken):
-		c.Scopes, c.Name = []app.Scope{app.ScopeRead, app.ScopeAdmin}, "admin-token@"+r.RemoteAddr
-	case equal(got, h.o.ReadToken):
-		c.Scopes, c.Name = []app.Scope{app.ScopeRead}, "read-token@"+r.RemoteAddr
-	default:
+	scopes, name, ok := TokenScopes(got, h.o.ReadToken, h.o.AdminToken)
+	if !ok {
 		return c, cortex.Errorf(cortex.CodeUnauthorized, "invalid bearer token")
 	}
+	c.Scopes, c.Name = scopes, name+"@"+r.RemoteAddr
 	return c, nil
 }
+
+// TokenScopes returns the scopes a presented token grants (the admin
+// token: read and admin; the read token: read) and the token's name;
+// ok is false for any other token. Tokens are compared in constant time.
+// The dashboard's login checks tokens with it too.
+func TokenScopes(got, readToken, adminToken string) (scopes []app.Scope, name string, ok bool) {
+	switch {
+	case equal(got, adminToken):
+		return []app.Scope{app.ScopeRead, app.ScopeAdmin}, "admin-token", true
+	case equal(got, readToken):
+		return []app.Scope{app.ScopeRead}, "read-token", true
+	}
+	return nil, "", false
+}
+
+// Bearer returns the bearer token of a request's Authorization header.
+func Bearer(r *http.Request) (string, bool) { return bearer(r) }
 
 // equal compares a presented token with a configured one in constant
 // time; an unset token never matches.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -47,19 +46,7 @@ func (db *DB) FindSessions(ctx context.Context, id string, tool cortex.Tool, hos
 	find := func(cond string, args ...any) ([]cortex.Session, error) {
 		rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE `+cond+w.sql()+
 			` ORDER BY last_seen DESC LIMIT ?`, append(append(args, w.args...), maxSessionMatches)...)
-		if err != nil {
-			return nil, queryFailed(err, "sessions")
-		}
-		defer rows.Close()
-		var out []cortex.Session
-		for rows.Next() {
-			s, err := scanSession(rows)
-			if err != nil {
-				return nil, queryFailed(err, "sessions")
-			}
-			out = append(out, s)
-		}
-		return out, rows.Err()
+		return collect(rows, err, "sessions", scanSession)
 	}
 	out, err := find("ai_session_id = ?", id)
 	if err != nil || len(out) > 0 || len(id) < 4 {
@@ -214,25 +201,15 @@ func (db *DB) SessionEvents(ctx context.Context, s SessionScope, from, to time.T
 	span := []any{s.Session, cortex.FormatTime(from), cortex.FormatTime(to), string(s.Tool), s.Host, maxTranscriptEvents}
 	const cond = ` WHERE ai_session_id = ? AND timestamp >= ? AND timestamp <= ? AND ai_tool = ? AND hostname = ?
 		ORDER BY timestamp, id LIMIT ?`
-	skills, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events`+
-		strings.TrimSuffix(cond, " LIMIT ?")+` LIMIT ?`, span[:5], maxTranscriptEvents, scanSkillEvent)
+	skills, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events`+cond, span[:5],
+		maxTranscriptEvents, scanSkillEvent)
 	if err != nil {
 		return ev, err
 	}
 	ev.Skills = skills.Events
 	rows, err := db.r.QueryContext(ctx, `SELECT `+hookEventCols+` FROM ai_hook_events`+cond, span...)
-	if err != nil {
-		return ev, queryFailed(err, "hook events")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		h, err := scanHookEvent(rows)
-		if err != nil {
-			return ev, queryFailed(err, "hook events")
-		}
-		ev.Hooks = append(ev.Hooks, h)
-	}
-	return ev, rows.Err()
+	ev.Hooks, err = collect(rows, err, "hook events", scanHookEvent)
+	return ev, err
 }
 
 // Row returns one stored row with its extracted events and neighbours,

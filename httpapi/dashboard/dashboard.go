@@ -39,6 +39,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/httpapi"
 )
 
 //go:embed templates/*.html
@@ -196,25 +197,16 @@ func (d *Dashboard) authenticate(r *http.Request) (app.Caller, bool) {
 		c.Scopes = []app.Scope{app.ScopeRead}
 		return c, true
 	}
-	tok := ""
-	if v := r.Header.Get("Authorization"); strings.HasPrefix(strings.ToLower(v), "bearer ") {
-		tok = strings.TrimSpace(v[len("bearer "):])
-	} else if ck, err := r.Cookie(tokenCookie); err == nil {
+	tok, ok := httpapi.Bearer(r)
+	if ck, err := r.Cookie(tokenCookie); err == nil && !ok {
 		tok = ck.Value
 	}
-	switch {
-	case tokenEqual(tok, d.o.AdminToken):
-		c.Scopes, c.Name = []app.Scope{app.ScopeRead, app.ScopeAdmin}, "web-admin@"+r.RemoteAddr
-	case tokenEqual(tok, d.o.ReadToken):
-		c.Scopes, c.Name = []app.Scope{app.ScopeRead}, "web-read@"+r.RemoteAddr
-	default:
+	scopes, name, ok := httpapi.TokenScopes(tok, d.o.ReadToken, d.o.AdminToken)
+	if !ok {
 		return c, false
 	}
+	c.Scopes, c.Name = scopes, "web-"+name+"@"+r.RemoteAddr
 	return c, true
-}
-
-func tokenEqual(got, want string) bool {
-	return want != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
 // auth sends unauthenticated browsers to the login page.
@@ -279,7 +271,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	}
 	next := localPath(r.PostFormValue("next"))
 	tok := strings.TrimSpace(r.PostFormValue("token"))
-	if !tokenEqual(tok, d.o.ReadToken) && !tokenEqual(tok, d.o.AdminToken) {
+	if _, _, ok := httpapi.TokenScopes(tok, d.o.ReadToken, d.o.AdminToken); !ok {
 		d.o.Logger.Warn("dashboard login refused", "remote", r.RemoteAddr)
 		data := loginData{CSRF: csrfToken(w, r), Next: next, Error: "That is not the read or admin token of this server.",
 			TokensSet: d.o.ReadToken != "" || d.o.AdminToken != ""}

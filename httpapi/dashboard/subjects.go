@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
@@ -98,6 +97,8 @@ func (d *Dashboard) skills(w http.ResponseWriter, r *http.Request) (string, any,
 	if out.Sort == "" {
 		out.Sort, out.Desc = "incidents", true
 	}
+	incQ := values("since", sinceParam(out.Since), "limit", "100", "tool", q.Get("tool"), "project", q.Get("project"))
+	d.prefetch(r, call{"skill_incidents", incQ})
 	summary, err := callAs[cortex.EventList[cortex.SkillSummary]](d, r, "skill_events",
 		values("summary", "true", "since", sinceParam(out.Since), "limit", strconv.Itoa(app.MaxEventsLimit), "tool", q.Get("tool"),
 			"project", q.Get("project")))
@@ -111,8 +112,7 @@ func (d *Dashboard) skills(w http.ResponseWriter, r *http.Request) (string, any,
 		out.Rows = append(out.Rows, *row)
 		byName[s.SkillName] = &out.Rows[len(out.Rows)-1]
 	}
-	incs := cachedCall[cortex.IncidentList](d, r, "skill_incidents", values("since", sinceParam(out.Since), "limit", "100",
-		"tool", q.Get("tool"), "project", q.Get("project")))
+	incs := cachedCall[cortex.IncidentList](d, r, "skill_incidents", incQ)
 	switch {
 	case incs.Err != nil:
 		out.IncErr = cortex.ErrorMessage(incs.Err)
@@ -262,18 +262,36 @@ type mcpRow struct {
 	sessions     map[string]bool
 }
 
-type mcpData struct {
+// incidentSection is the incident list of a subject page (the
+// "increows" template).
+type incidentSection struct {
 	Since     string
-	Rows      []mcpRow
-	Calls     int
-	Cut       bool
 	Incidents slow[cortex.IncidentList]
 	IncRows   []incidentRow
 }
 
+func (s incidentSection) pending() bool { return !s.Incidents.Ready }
+
+func sectionQuery(since string) url.Values { return values("since", sinceParam(since), "limit", "100") }
+
+// incidentSection lists a lens's incidents since a window (started early
+// with prefetch, read last, so the page's other reads use its budget).
+func (d *Dashboard) incidentSection(r *http.Request, lens, since string) incidentSection {
+	out := incidentSection{Since: since}
+	out.Incidents = cachedCall[cortex.IncidentList](d, r, lens+"_incidents", sectionQuery(since))
+	out.IncRows = incidentRows(out.Incidents, url.Values{}, lens+"_investigate")
+	return out
+}
+
+type mcpData struct {
+	incidentSection
+	Rows  []mcpRow
+	Calls int
+	Cut   bool
+}
+
 func (d mcpData) title() string { return "MCP servers" }
 func (d mcpData) nav() string   { return "mcp" }
-func (d mcpData) pending() bool { return !d.Incidents.Ready }
 
 func failed(e cortex.ToolEventRow) bool {
 	return (e.IsError != nil && *e.IsError) || e.Status == "error" || (e.ExitCode != nil && *e.ExitCode != 0)
@@ -281,7 +299,8 @@ func failed(e cortex.ToolEventRow) bool {
 
 func (d *Dashboard) mcpServers(w http.ResponseWriter, r *http.Request) (string, any, error) {
 	since := windowParam(r.URL.Query())
-	out := mcpData{Since: since}
+	d.prefetch(r, call{cortex.LensMCP + "_incidents", sectionQuery(since)})
+	var out mcpData
 	calls, err := callAs[cortex.EventList[cortex.ToolEventRow]](d, r, "mcp_events",
 		values("only_mcp", "true", "since", sinceParam(since), "limit", strconv.Itoa(app.MaxEventsLimit)))
 	if err != nil {
@@ -312,8 +331,7 @@ func (d *Dashboard) mcpServers(w http.ResponseWriter, r *http.Request) (string, 
 		return cmp.Or(cmp.Compare(b.Failed, a.Failed), cmp.Compare(b.Calls, a.Calls), strings.Compare(a.Server, b.Server),
 			strings.Compare(a.Tool, b.Tool))
 	})
-	out.Incidents = cachedCall[cortex.IncidentList](d, r, "mcp_incidents", values("since", sinceParam(since), "limit", "100"))
-	out.IncRows = incidentRows(out.Incidents, url.Values{}, "mcp_investigate")
+	out.incidentSection = d.incidentSection(r, cortex.LensMCP, since)
 	return "mcp", out, nil
 }
 
@@ -353,22 +371,20 @@ func (h hookRow) StatusList() string {
 }
 
 type hooksData struct {
-	Since      string
+	incidentSection
 	Runtime    []hookRow
 	RuntimeCut bool
 	Config     []cortex.HookEventRow
 	ConfigCut  bool
-	Incidents  slow[cortex.IncidentList]
-	IncRows    []incidentRow
 }
 
 func (d hooksData) title() string { return "Hooks" }
 func (d hooksData) nav() string   { return "hooks" }
-func (d hooksData) pending() bool { return !d.Incidents.Ready }
 
 func (d *Dashboard) hooks(w http.ResponseWriter, r *http.Request) (string, any, error) {
 	since := windowParam(r.URL.Query())
-	out := hooksData{Since: since}
+	d.prefetch(r, call{cortex.LensHook + "_incidents", sectionQuery(since)})
+	var out hooksData
 	runs, err := callAs[cortex.EventList[cortex.HookEventRow]](d, r, "hook_events",
 		values("evidence_kind", cortex.EvidenceRuntime, "since", sinceParam(since), "limit", strconv.Itoa(app.MaxEventsLimit)))
 	if err != nil {
@@ -404,13 +420,9 @@ func (d *Dashboard) hooks(w http.ResponseWriter, r *http.Request) (string, any, 
 		return "", nil, err
 	}
 	out.Config, out.ConfigCut = config.Events, config.Truncated
-	out.Incidents = cachedCall[cortex.IncidentList](d, r, "hook_incidents", values("since", sinceParam(since), "limit", "100"))
-	out.IncRows = incidentRows(out.Incidents, url.Values{}, "hook_investigate")
+	out.incidentSection = d.incidentSection(r, cortex.LensHook, since)
 	return "hooks", out, nil
 }
 
 // pct formats a share as a percentage.
 func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', 0, 64) + "%" }
-
-// ago formats a duration coarsely.
-func ago(d time.Duration) string { return d.Round(time.Second).String() }
