@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/httpapi"
@@ -115,9 +116,14 @@ func TestEveryPageAnswers(t *testing.T) {
 	if len(incidentLinks) == 0 || len(sessionLinks) == 0 || len(skillLinks) == 0 {
 		t.Fatalf("links: %d incidents, %d sessions, %d skills", len(incidentLinks), len(sessionLinks), len(skillLinks))
 	}
-	// Every incident listed opens: its pinned parameters find it again.
-	for _, u := range incidentLinks {
-		if seen[u] {
+	// Every incident listed opens: its pinned parameters find it again
+	// (with -short, as under the race detector, the first ten).
+	follow := len(incidentLinks) + len(sessionLinks) + len(skillLinks)
+	if testing.Short() {
+		follow = 10
+	}
+	for i, u := range incidentLinks {
+		if seen[u] || i >= follow {
 			continue
 		}
 		seen[u] = true
@@ -128,7 +134,7 @@ func TestEveryPageAnswers(t *testing.T) {
 		sessionLinks = append(sessionLinks, links(g.body, "/sessions/")...)
 	}
 	for i, u := range append(sessionLinks, skillLinks...) {
-		if seen[u] || i > 60 {
+		if seen[u] || i > min(60, follow) {
 			continue
 		}
 		seen[u] = true
@@ -258,19 +264,21 @@ func TestLoginAndCSRF(t *testing.T) {
 func TestSlowReadsDoNotHoldThePage(t *testing.T) {
 	srv := newSite(t, dashboard.Options{Budget: 1}, testcorpus.Real(t))
 	c := srv.Client()
-	g := get(t, c, srv.URL+"/incidents?since=all&lens=mcp")
+	g := get(t, c, srv.URL+"/incidents?lens=mcp")
 	if g.status != 200 || !strings.Contains(g.body, `http-equiv="refresh"`) || !strings.Contains(g.body, "Still computing: mcp") {
 		t.Fatalf("first view: %d\n%.2000s", g.status, g.body)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60e9)
 	defer cancel()
 	for ctx.Err() == nil {
-		g = get(t, c, srv.URL+"/incidents?since=all&lens=mcp")
+		time.Sleep(50 * time.Millisecond)
+		g = get(t, c, srv.URL+"/incidents?lens=mcp")
 		if !strings.Contains(g.body, "Still computing") {
 			break
 		}
 	}
-	if strings.Contains(g.body, `http-equiv="refresh"`) || !strings.Contains(g.body, "incidents") {
+	if ctx.Err() != nil || strings.Contains(g.body, `http-equiv="refresh"`) || strings.Contains(g.body, `class="error"`) ||
+		!strings.Contains(g.body, `<table class="incidents">`) {
 		t.Fatalf("the answer never came:\n%.2000s", g.body)
 	}
 }
