@@ -298,6 +298,18 @@ func TestDashboardInABrowser(t *testing.T) {
 			}
 		}
 	}
+	// The filter form: a minimum score keeps only incidents at or above it.
+	eval[chromedp.Void](b, `document.querySelector("input[name=min_score]").value = "40"`)
+	b.click(`form.filters button`)
+	scores := eval[[]float64](b, `[...document.querySelectorAll("table.incidents tbody tr td:first-child")].map(td => +td.textContent)`)
+	if !strings.Contains(b.location(), "min_score=40") || !strings.Contains(b.location(), "lens=skill") || len(scores) == 0 {
+		t.Errorf("min score filter: %s, %d rows", b.location(), len(scores))
+	}
+	for _, sc := range scores {
+		if sc < 40 {
+			t.Errorf("min score 40 lists an incident scoring %g", sc)
+		}
+	}
 	b.click(`table.incidents tbody tr td:nth-child(4) a`)
 	if !strings.Contains(b.location(), "/incidents/skill/") || eval[int](b, `document.querySelectorAll("ol.findings li, #f-h").length`) == 0 {
 		t.Errorf("incident page: %s", b.location())
