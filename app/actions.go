@@ -100,6 +100,18 @@ func (a Action) Params() []string {
 	return names
 }
 
+// PathParams lists the parameters the REST route takes in its path
+// ({name} segments of Path), in order.
+func (a Action) PathParams() []string {
+	var names []string
+	for _, seg := range strings.Split(a.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			names = append(names, strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}"))
+		}
+	}
+	return names
+}
+
 // NewParams returns a pointer to the action's zero parameters.
 func (a Action) NewParams() any { return reflect.New(a.params).Interface() }
 

@@ -33,3 +33,15 @@ func (s *Service) Investigate(ctx context.Context, lens string, p cortex.Investi
 func (s *Service) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex.AbuseMatches, error) {
 	return incident.New(s.DB).AbuseMatches(ctx, p)
 }
+
+// AllIncidents lists every incident of a lens matching p, best first,
+// without the listing limit: for views that count or chart incidents (the
+// dashboard's overview and skill health). Its answer can be large; it is
+// not an action of the remote surfaces.
+func (s *Service) AllIncidents(ctx context.Context, lens string, p cortex.IncidentParams) (cortex.IncidentList, error) {
+	l, err := incident.LensByName(lens)
+	if err != nil {
+		return cortex.IncidentList{}, err
+	}
+	return incident.New(s.DB).All(ctx, l, p)
+}

@@ -267,32 +267,7 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 }
 
 // incidentSubject names an incident's subject in one short string.
-func incidentSubject(inc cortex.Incident) string {
-	switch inc.Lens {
-	case cortex.LensSkill:
-		return inc.SkillName
-	case cortex.LensMCP:
-		if inc.MCPTool != "" {
-			return inc.MCPServer + "/" + inc.MCPTool
-		}
-		return inc.MCPServer
-	case cortex.LensHook:
-		if inc.HookName != "" {
-			return inc.HookName
-		}
-		return inc.HookEvent
-	case cortex.LensFriction:
-		var parts []string
-		for _, a := range inc.AttributedTo {
-			parts = append(parts, a.Name)
-		}
-		if len(parts) == 0 {
-			return "-"
-		}
-		return strings.Join(parts, ",")
-	}
-	return strings.Join(inc.Terms, ",")
-}
+func incidentSubject(inc cortex.Incident) string { return inc.Subject() }
 
 func printScan(f *Factory, rows int, truncated bool) {
 	if truncated {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cortexhq/cortex/app"
@@ -38,10 +39,14 @@ func OpenAPI(version string) map[string]any {
 			},
 		}
 		if a.Method == "GET" {
-			var params []map[string]any
+			params := []map[string]any{}
+			inPath := a.PathParams()
 			for _, name := range a.Params() {
 				prop := schema.Properties[name]
 				p := map[string]any{"name": name, "in": "query", "description": prop.Description, "schema": prop}
+				if slices.Contains(inPath, name) {
+					p["in"], p["required"] = "path", true
+				}
 				if prop.Items != nil {
 					p["style"], p["explode"] = "form", true
 				}

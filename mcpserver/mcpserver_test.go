@@ -372,3 +372,58 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set(h.key, h.value)
 	return h.base.RoundTrip(r)
 }
+
+// TestSessionAndRowAreSummarisedByDefault reads a session and a row the
+// way an agent would: short texts unless it asks for detail.
+func TestSessionAndRowAreSummarisedByDefault(t *testing.T) {
+	db, _ := teststore.Indexed(t, testcorpus.Real(t))
+	cs := connect(t, app.New(db), reader)
+	var hits struct {
+		Hits []struct {
+			ID      int64  `json:"id"`
+			Session string `json:"ai_session_id"`
+		} `json:"hits"`
+	}
+	ok(t, call(t, cs, "search", map[string]any{"query": "error", "role": "tool_result", "limit": 1}), &hits)
+	if len(hits.Hits) == 0 {
+		t.Fatal("no hit")
+	}
+	type page struct {
+		Rows []struct {
+			Text          string `json:"text"`
+			TextTruncated bool   `json:"text_truncated"`
+		} `json:"rows"`
+		Detail bool `json:"detail"`
+	}
+	var summary, detail page
+	ok(t, call(t, cs, "session_show", map[string]any{"session": hits.Hits[0].Session}), &summary)
+	ok(t, call(t, cs, "session_show", map[string]any{"session": hits.Hits[0].Session, "detail": true}), &detail)
+	cut := 0
+	for i, r := range summary.Rows {
+		if len(r.Text) > app.SummaryTextBytes {
+			t.Fatalf("summary row of %d bytes", len(r.Text))
+		}
+		if r.TextTruncated {
+			cut++
+			if len(detail.Rows[i].Text) <= len(r.Text) {
+				t.Fatalf("detail row %d is not longer than its summary", i)
+			}
+		}
+	}
+	if len(summary.Rows) == 0 || summary.Detail || !detail.Detail || cut == 0 {
+		t.Fatalf("summary: %d rows, %d cut", len(summary.Rows), cut)
+	}
+	var row struct {
+		ID  int64  `json:"id"`
+		Raw string `json:"raw"`
+	}
+	ok(t, call(t, cs, "row_show", map[string]any{"id": hits.Hits[0].ID}), &row)
+	if row.ID != hits.Hits[0].ID || row.Raw != "" {
+		t.Fatalf("row_show: %+v", row)
+	}
+	ok(t, call(t, cs, "row_show", map[string]any{"id": hits.Hits[0].ID, "detail": true}), &row)
+	if row.Raw == "" {
+		t.Fatal("row_show detail: no original record")
+	}
+	toolError(t, call(t, cs, "row_show", map[string]any{"id": 99999999}), "not_found")
+}

@@ -170,19 +170,7 @@ func scanEvidence(rows *sql.Rows) (cortex.EvidenceRow, error) {
 }
 
 func collectEvidence(rows *sql.Rows, err error) ([]cortex.EvidenceRow, error) {
-	if err != nil {
-		return nil, queryFailed(err, "evidence rows")
-	}
-	defer rows.Close()
-	var out []cortex.EvidenceRow
-	for rows.Next() {
-		r, err := scanEvidence(rows)
-		if err != nil {
-			return nil, queryFailed(err, "evidence rows")
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(rows, err, "evidence rows", scanEvidence)
 }
 
 // SessionRowsBefore returns the last limit rows of a session before the

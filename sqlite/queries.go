@@ -138,25 +138,20 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 	if !p.Until.IsZero() {
 		w.add("first_seen < ?", cortex.FormatTime(p.Until))
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
-		rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, '')
-		FROM ai_sessions WHERE 1=1`+w.sql()+` ORDER BY last_seen DESC, ai_session_id LIMIT ?`, append(w.args, p.Limit+1)...)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+` ORDER BY last_seen DESC, ai_session_id LIMIT ?`, append(w.args, p.Limit+1)...)
 	if err != nil {
 		return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions: %v", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var s cortex.Session
-		var tool string
-		if err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
-			&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath); err != nil {
+		s, err := scanSession(rows)
+		if err != nil {
 			return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions")
 		}
 		if len(out.Sessions) == p.Limit {
 			out.Truncated = true
 			break
 		}
-		s.Tool = cortex.Tool(tool)
 		out.Sessions = append(out.Sessions, s)
 	}
 	out.Total = len(out.Sessions)
