@@ -407,7 +407,14 @@ type Investigation struct {
 	Usage                    []SkillSummary `json:"usage,omitempty"`
 	WindowMinutes            int            `json:"window_minutes"`
 	CorrelationWindowMinutes int            `json:"correlation_window_minutes"`
+	// Report is the investigation as a Markdown report (format=md); the
+	// evidence bundles are then left out of the answer.
+	Report string `json:"report,omitempty"`
 }
+
+// MarkdownReport returns the Markdown report of the answer ("" unless
+// asked for).
+func (inv Investigation) MarkdownReport() string { return inv.Report }
 
 // AbuseParams select abuse-term matches with their session context.
 type AbuseParams struct {

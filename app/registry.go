@@ -11,6 +11,7 @@ import (
 	"github.com/cortexhq/cortex/assess"
 	"github.com/cortexhq/cortex/incident"
 	"github.com/cortexhq/cortex/ingest"
+	"github.com/cortexhq/cortex/report"
 )
 
 // Scope parameters shared by the listings: which agent, project,
@@ -204,10 +205,11 @@ func (h HookSubjectParams) apply(p *cortex.IncidentParams) {
 
 // InvestigateBoundsParams bound investigations.
 type InvestigateBoundsParams struct {
-	Limit                    int  `json:"limit,omitempty" jsonschema:"evidence bundles (default 1 for a skill or incident id, else 3; max 10)"`
-	All                      bool `json:"all,omitempty" jsonschema:"a bundle for every matching incident (up to 10)"`
-	CorrelationWindowMinutes int  `json:"correlation_window_minutes,omitempty" jsonschema:"minutes around the incident for nearby logs, errors and tool failures (default 5, 1..120)"`
-	MaxBytes                 int  `json:"max_bytes,omitempty" jsonschema:"bound on the text of each evidence row (default 1024, max 16384)"`
+	Limit                    int    `json:"limit,omitempty" jsonschema:"evidence bundles (default 1 for a skill or incident id, else 3; max 10)"`
+	All                      bool   `json:"all,omitempty" jsonschema:"a bundle for every matching incident (up to 10)"`
+	CorrelationWindowMinutes int    `json:"correlation_window_minutes,omitempty" jsonschema:"minutes around the incident for nearby logs, errors and tool failures (default 5, 1..120)"`
+	MaxBytes                 int    `json:"max_bytes,omitempty" jsonschema:"bound on the text of each evidence row (default 1024, max 16384)"`
+	Format                   string `json:"format,omitempty" jsonschema:"json (default) or md: a Markdown report in the answer's report field (for an issue or a PR; the bundles are then left out)"`
 }
 
 // SkillIncidentsParams are the parameters of skill_incidents.
@@ -271,11 +273,30 @@ func (s *Service) listIncidents(ctx context.Context, lens string, f IncidentFilt
 // investigateLens runs an investigation of a lens.
 func (s *Service) investigateLens(ctx context.Context, lens string, f IncidentFilterParams, subj subject,
 	b InvestigateBoundsParams) (cortex.Investigation, error) {
+	md, err := markdownFormat(b.Format)
+	if err != nil {
+		return cortex.Investigation{}, err
+	}
 	ip, err := s.investigateParams(f, subj, b)
 	if err != nil {
 		return cortex.Investigation{}, err
 	}
-	return s.Investigate(ctx, lens, ip)
+	inv, err := s.Investigate(ctx, lens, ip)
+	if err == nil && md {
+		inv.Report, inv.Bundles = report.Investigation(inv), []cortex.Bundle{}
+	}
+	return inv, err
+}
+
+// markdownFormat reads a format parameter: "json" (or empty) or "md".
+func markdownFormat(f string) (bool, error) {
+	switch f {
+	case "", "json":
+		return false, nil
+	case "md", "markdown":
+		return true, nil
+	}
+	return false, cortex.Errorf(cortex.CodeInvalid, "format must be json or md, not %q", f)
 }
 
 // maxRowBytes bounds max_bytes on the remote surfaces: ten bundles of
@@ -429,7 +450,15 @@ func actions() []Action {
 				if ip.Limit == 0 && !ip.All {
 					ip.Limit = 1
 				}
-				return s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true})
+				md, err := markdownFormat(p.Format)
+				if err != nil {
+					return assess.Result{}, err
+				}
+				res, err := s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true})
+				if err == nil && md {
+					res.Report = report.Assessment(res)
+				}
+				return res, err
 			}),
 		define("abuse", ScopeRead, CostModerate, "GET", "/api/ai/abuse", "cortex ai abuse",
 			"User messages carrying abusive terms (word-boundary matched, user-typed text only), newest first, with session context.",

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/findings"
 	"github.com/cortexhq/cortex/llm"
 )
 
@@ -45,6 +46,9 @@ type SkillDocument struct {
 	Path        string `json:"path,omitempty"`
 	Content     string `json:"content"`
 	SourceLogID int64  `json:"source_log_id"`
+	// AsPrinted says Content is what the agent printed of the file (a
+	// range of it), not necessarily the whole document.
+	AsPrinted bool `json:"as_printed,omitempty"`
 	// Truncated is set when Content was cut to the document bound.
 	Truncated bool `json:"truncated"`
 }
@@ -96,7 +100,8 @@ func Prompt(t Target, ev Evidence) (string, int, error) {
 		return "", 0, cortex.WrapError(cortex.CodeInternal, err, "encode evidence: %v", err)
 	}
 	payload := escapeTags(bytes.TrimRight(buf.Bytes(), "\n"))
-	instructions := strings.NewReplacer("{{subject}}", subject(ev.Bundle.Incident), "{{incident_id}}", ev.Bundle.Incident.ID).
+	instructions := strings.NewReplacer("{{subject}}", subject(ev.Bundle.Incident), "{{incident_id}}", ev.Bundle.Incident.ID,
+		"{{categories}}", strings.Join(findings.ForLens(t.Lens).Categories(), ", ")).
 		Replace(string(body))
 	var b strings.Builder
 	b.Write(common)

@@ -84,6 +84,27 @@ func TestIncidentCommandsEndToEnd(t *testing.T) {
 		}
 	}
 
+	// The same as a Markdown report, for an issue or a PR; a bad format
+	// is a usage error, --json with --format a conflict.
+	out, _, code = e.run("--db", db, "ai", "skill-investigate", "lavra:lavra-plan", "--format", "md")
+	for _, want := range []string{"# Cortex investigation — skill `lavra:lavra-plan`", "### Findings", "**fix:**",
+		"### What the user did", "cortex show session "} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("markdown report lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+	if _, errOut, code := e.run("--db", db, "ai", "skill-investigate", "lavra:lavra-plan", "--format", "html"); code != 2 ||
+		!strings.Contains(errOut, "text, md or json") {
+		t.Errorf("bad format: exit %d %s", code, errOut)
+	}
+	if _, _, code := e.run("--db", db, "ai", "skill-investigate", "--json", "--format", "md"); code == 0 {
+		t.Error("--json with --format accepted")
+	}
+	out, _, code = e.run("--db", db, "assess", "skill", "lavra:lavra-plan", "--no-llm", "--format", "md")
+	if code != 0 || !strings.Contains(out, "# Cortex assessment — skill `lavra:lavra-plan`") || !strings.Contains(out, "No LLM run") {
+		t.Errorf("assess markdown (exit %d):\n%s", code, out)
+	}
+
 	// Usage without signal, and no data.
 	e.json(&inv, "--db", db, "ai", "skill-investigate", "verify", "--json")
 	if !inv.NoIncident || len(inv.Evidence) != 1 {

@@ -271,3 +271,23 @@ func TestOpenAPIDescribesEveryAction(t *testing.T) {
 		t.Fatal("not OpenAPI 3.1")
 	}
 }
+
+// format=md asks for a Markdown report: investigations and the skill
+// assessment preview carry it in report.
+func TestMarkdownReports(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	for path, heading := range map[string]string{
+		"/api/ai/skill-investigate?skill=lavra:lavra-plan&format=md": "# Cortex investigation — skill `lavra:lavra-plan`",
+		"/api/ai/skill-assess?skill=lavra:lavra-plan&format=md":      "# Cortex assessment — skill `lavra:lavra-plan`",
+		"/api/ai/hook-investigate?hook=PostToolUse:Bash&format=md":   "# Cortex investigation — hook `PostToolUse:Bash`",
+	} {
+		r := do(t, srv, "GET", path, readTok, "")
+		rep, _ := r.body["report"].(string)
+		if r.status != http.StatusOK || !strings.HasPrefix(rep, heading) {
+			t.Errorf("%s: %d %v", path, r.status, r.body)
+		}
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-investigate?format=pdf", readTok, ""); r.status != http.StatusBadRequest {
+		t.Errorf("bad format: %d", r.status)
+	}
+}

@@ -236,6 +236,22 @@ func TestSkillInvestigate(t *testing.T) {
 	if len(inv.Evidence[0].Findings.FailureModes) == 0 {
 		t.Errorf("no findings: %+v", inv)
 	}
+	// format=md: the text is the Markdown report, the structured answer
+	// carries it without the bundles.
+	res := call(t, cs, "skill_investigate", map[string]any{"skill": "lavra:lavra-plan", "format": "md"})
+	if res.IsError || !strings.HasPrefix(text(t, res), "# Cortex investigation — skill `lavra:lavra-plan`") {
+		t.Fatalf("markdown: %s", text(t, res))
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var md struct {
+		Report   string `json:"report"`
+		Evidence []any  `json:"evidence"`
+		Total    int    `json:"total_incidents"`
+	}
+	if err := json.Unmarshal(raw, &md); err != nil || md.Report != text(t, res) || len(md.Evidence) != 0 || md.Total != 1 {
+		t.Fatalf("structured: %s", raw)
+	}
+	toolError(t, call(t, cs, "skill_investigate", map[string]any{"skill": "lavra:lavra-plan", "format": "html"}), "invalid", "json or md")
 	// No arguments at all, and explicit null, are the defaults.
 	var st struct {
 		Rows int64 `json:"rows"`
