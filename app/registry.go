@@ -330,7 +330,7 @@ type LLMInvocationsParams struct {
 // BackfillActionParams are the parameters of skills_backfill.
 type BackfillActionParams struct {
 	DryRun  *bool    `json:"dry_run" jsonschema:"required: true counts what would be extracted, false writes it"`
-	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds: skills, mcp, hooks (default skills)"`
+	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds: skills, mcp, hooks, users (default skills)"`
 	Since   string   `json:"since,omitempty" jsonschema:"only rows newer than this"`
 	AfterID int64    `json:"after_id,omitempty" jsonschema:"continue a truncated run after this row id"`
 	Limit   int      `json:"limit,omitempty" jsonschema:"rows to scan (default 100000, max 1000000)"`
@@ -459,6 +459,19 @@ func actions() []Action {
 					res.Report = report.Assessment(res)
 				}
 				return res, err
+			}),
+		define("signals", ScopeRead, CostExpensive, "GET", "/api/ai/signals", "cortex ai signals",
+			"How much to trust each signal: for every signal of every lens, the sessions carrying it and how often they end with the user stopping, interrupting, reverting or leaving after a complaint, against the sessions without it (the lift), with a verdict.",
+			func(ctx context.Context, s *Service, _ Caller, p *SignalsParams) (cortex.SignalCalibration, error) {
+				if p.Session != "" {
+					return cortex.SignalCalibration{}, cortex.Errorf(cortex.CodeInvalid, "signals: a calibration compares sessions; session does not apply")
+				}
+				tool, since, until, err := s.scope(p.ScopeParams)
+				if err != nil {
+					return cortex.SignalCalibration{}, err
+				}
+				return s.CalibrateSignals(ctx, cortex.CalibrationParams{Tool: tool, Project: p.Project, Host: p.Host,
+					Since: since, Until: until}, "", nil)
 			}),
 		define("abuse", ScopeRead, CostModerate, "GET", "/api/ai/abuse", "cortex ai abuse",
 			"User messages carrying abusive terms (word-boundary matched, user-typed text only), newest first, with session context.",

@@ -56,6 +56,7 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAIInvestigate(f, cortex.LensHook, nil),
 		newCmdAIAssessAlias(f, "skill", "skill-assess [SKILL]"),
 		newCmdAIAssessAlias(f, "abuse", "assess"),
+		NewCmdAISignals(f, nil),
 		NewCmdAILLMInvocations(f, nil),
 	)
 	return cmd
@@ -390,7 +391,7 @@ reports what it would add. Only one backfill runs at a time.`, what),
 	}
 	if len(kinds) == 0 {
 		cmd.Flags().BoolVar(&opts.All, "all", false, "all event kinds")
-		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks")
+		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks, users")
 	}
 	cmd.Flags().StringVar(&opts.Since, "since", "", "only rows at or after (30m, 7d, 2026-11-30, RFC 3339)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "scan at most this many rows (default: all)")

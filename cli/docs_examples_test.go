@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
 // example is one command line of a ```sh block in the docs.
@@ -156,6 +158,7 @@ func TestDocExamplesRun(t *testing.T) {
 	ids := strings.NewReplacer("skill-inc-3871b0698ae1063daab5bdad67c8926d", skill.Incidents[0].ID,
 		"skill-inc-…", skill.Incidents[0].ID, "inc-…", abuse.Incidents[0].ID)
 
+	labelled := testcorpus.Labelled(t)
 	shell, _ := docExamples(t)
 	ran := 0
 	for _, ex := range shell {
@@ -179,7 +182,7 @@ func TestDocExamplesRun(t *testing.T) {
 		}
 		args = args[1:]
 		for i, a := range args {
-			args[i] = strings.ReplaceAll(a, "~", e.home)
+			args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "~", e.home), "../shared/corpus/labelled", labelled)
 		}
 		if strings.Contains(strings.Join(args, " "), "…") {
 			t.Errorf("%s: example %q has a placeholder this test cannot fill", where, ex.text)

@@ -87,7 +87,7 @@ var minimal = map[string]string{
 	"abuse": "", "abuse_incidents": "", "abuse_investigate": "", "mcp_events": "errors=true", "hook_events": "",
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
-	"friction_incidents": "", "friction_investigate": "",
+	"friction_incidents": "", "friction_investigate": "", "signals": "",
 	"session_show": "detail=true", "row_show": "",
 }
 
