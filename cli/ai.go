@@ -435,8 +435,8 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		verb = "would add"
 	}
 	f.IO.Printf("Backfill of %s events: scanned %d rows\n", strings.Join(res.Kinds, ", "), res.Scanned)
-	f.IO.Printf("  %s %d skill, %d tool-call and %d hook events; %d already stored, %d merged into existing calls\n",
-		verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Duplicates, res.Events.Merged)
+	f.IO.Printf("  %s %d skill, %d tool-call, %d hook and %d user events; %d already stored, %d merged into existing calls\n",
+		verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Users, res.Events.Duplicates, res.Events.Merged)
 	if res.ParseErrors > 0 {
 		f.IO.Printf("  %d rows could not be read (see --json for details)\n", res.ParseErrors)
 	}
