@@ -385,7 +385,7 @@ func actions() []Action {
 				return s.investigateLens(ctx, cortex.LensSkill, p.IncidentFilterParams, p.SkillSubjectParams, p.InvestigateBoundsParams)
 			}),
 		define("skill_assess", ScopeRead, CostExpensive, "GET", "/api/ai/skill-assess", "cortex assess skill [SKILL] --dry-run",
-			"Deterministic findings and a dry-run preview of the LLM assessment prompt for a skill's top incident (audited as a dry run). The LLM itself runs only in the local CLI.",
+			"Deterministic findings and a dry-run preview of the LLM assessment prompt for a skill's top incident. A read: nothing is written (no audit row). The LLM itself runs only in the local CLI.",
 			func(ctx context.Context, s *Service, c Caller, p *SkillInvestigateParams) (assess.Result, error) {
 				ip, err := s.investigateParams(p.IncidentFilterParams, p.SkillSubjectParams, p.InvestigateBoundsParams)
 				if err != nil {
@@ -394,7 +394,7 @@ func actions() []Action {
 				if ip.Limit == 0 && !ip.All {
 					ip.Limit = 1
 				}
-				return s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true})
+				return s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true, Unaudited: true})
 			}),
 		define("abuse", ScopeRead, CostModerate, "GET", "/api/ai/abuse", "cortex ai abuse",
 			"User messages carrying abusive terms (word-boundary matched, user-typed text only), newest first, with session context.",

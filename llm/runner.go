@@ -413,9 +413,19 @@ func (r *Runner) DryRun(ctx context.Context, spec Spec, p Provider) (DryRunResul
 	if err := r.audit.StartInvocation(ctx, inv); err != nil {
 		return DryRunResult{}, err
 	}
+	res := r.Preview(spec)
+	res.InvocationID = inv.ID
+	return res, nil
+}
+
+// Preview reports what DryRun reports — the prompt's size, a preview and
+// whether it would exceed the prompt limit — without writing anything:
+// read-only surfaces (a GET, an MCP read tool) use it, since a read must
+// not write.
+func (r *Runner) Preview(spec Spec) DryRunResult {
 	preview, _ := capUTF8(spec.Prompt, PreviewBytes)
-	return DryRunResult{InvocationID: inv.ID, PromptBytes: len(spec.Prompt), Evidence: spec.Evidence,
-		WouldExceedPromptLimit: len(spec.Prompt) > r.cfg.MaxPromptBytes, PromptPreview: preview}, nil
+	return DryRunResult{PromptBytes: len(spec.Prompt), Evidence: spec.Evidence,
+		WouldExceedPromptLimit: len(spec.Prompt) > r.cfg.MaxPromptBytes, PromptPreview: preview}
 }
 
 // invocation is the audit row of spec.
