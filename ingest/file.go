@@ -112,12 +112,14 @@ func (fr *fileRun) run(ctx context.Context) error {
 		format = transcript.Format(fr.j.prev.Kind)
 	}
 	if format == "" {
-		format, err = transcript.Sniff(head)
+		var first []byte
+		format, first, err = sniffFile(f, head, size)
 		if err != nil {
 			fr.stats.outcome = "unsupported"
 			fr.src.Kind = KindUnsupported
 			fr.src.Complete = true
-			fr.src.LastError = describeUnsupported(head)
+			fr.src.LastError = describeUnsupported(first)
+			fr.src.ParserState = []byte(sniffState)
 			if fr.j.c.explicit {
 				fr.stats.err = fr.src.LastError
 			}
@@ -619,6 +621,46 @@ func readAgentType(path string) string {
 		return ""
 	}
 	return m.AgentType
+}
+
+// sniffState marks an unsupported source with the version of the content
+// sniffing that judged it; a source judged by an older version is sniffed
+// again (version 2 reads first records over 64 KiB whole).
+const sniffState = `{"sniff":2}`
+
+// resniff reports whether an unchanged file must be read again anyway: a
+// file named on the command line that is not a transcript is reported on
+// every run, and one judged by an older sniffer is judged again.
+func resniff(c candidate, prev cortex.Source) bool {
+	return prev.Kind == KindUnsupported && (c.explicit || string(prev.ParserState) != sniffState)
+}
+
+// sniffRecords bounds how many first records sniffFile reads whole.
+const sniffRecords = 3
+
+// sniffFile identifies a file's format from its head, or — when the head
+// (the first 64 KiB) ends inside the first records — from its first
+// records read whole, whatever their size (up to transcript.MaxRecordBytes
+// each). It returns the bytes it judged.
+func sniffFile(f *os.File, head []byte, size int64) (transcript.Format, []byte, error) {
+	format, err := transcript.Sniff(head)
+	if err == nil || int64(len(head)) >= size || bytes.Count(head, []byte("\n")) >= sniffRecords {
+		return format, head, err
+	}
+	lr := transcript.NewLineReader(io.NewSectionReader(f, 0, size), 0, 1)
+	var first []byte
+	for n := 0; n < sniffRecords; n++ {
+		l, lerr := lr.Next()
+		if lerr != nil || l.TooLong {
+			break
+		}
+		first = append(append(first, l.Data...), '\n')
+	}
+	if len(first) <= len(head) {
+		return format, head, err
+	}
+	format, err = transcript.Sniff(first)
+	return format, first, err
 }
 
 // describeUnsupported says why a file is not a transcript.

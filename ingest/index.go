@@ -88,7 +88,8 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 			sum.FilesOlder++
 			continue
 		}
-		if has && !opts.Force && prev.Complete && prev.Size == c.size && prev.ModTimeNS == c.mtimeNS {
+		if has && !opts.Force && prev.Complete && prev.Size == c.size && prev.ModTimeNS == c.mtimeNS &&
+			!resniff(c, prev) {
 			sum.FilesUnchanged++
 			continue
 		}
