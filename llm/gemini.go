@@ -25,8 +25,10 @@ const (
 	// geminiPromptStub is passed with --prompt; the CLI appends it to the
 	// real prompt, which it reads from standard input.
 	geminiPromptStub = "Read the instructions and the evidence from standard input and answer in Markdown."
-	// geminiMaxLine bounds one line of the CLI's output.
-	geminiMaxLine = 8 << 20
+	// geminiMaxLine bounds one line of the CLI's output that is parsed:
+	// room for a result line repeating a whole (capped) answer. Longer
+	// lines are dropped unread and cut the answer.
+	geminiMaxLine = geminiMaxAnswer + 1<<20
 	// geminiStderrTail is how much of the CLI's standard error is kept.
 	geminiStderrTail = 4096
 	// geminiWaitDelay bounds how long Wait waits for the output pipes once
@@ -284,6 +286,10 @@ func geminiRead(r io.Reader, parser *geminiStreamParser, stream io.Writer) error
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := geminiReadLine(br)
+		if errors.Is(err, errGeminiOverlong) {
+			parser.Overlong()
+			continue
+		}
 		if len(line) > 0 {
 			delta, perr := parser.Line(line)
 			if perr != nil {
@@ -308,15 +314,25 @@ func geminiRead(r io.Reader, parser *geminiStreamParser, stream io.Writer) error
 	}
 }
 
+// errGeminiOverlong reports a line over geminiMaxLine, consumed and
+// dropped.
+var errGeminiOverlong = errors.New("gemini output line over the line limit")
+
 // geminiReadLine returns the next line of br (with its newline), at most
-// geminiMaxLine bytes. The slice may alias br's buffer.
+// geminiMaxLine bytes; a longer line is read to its end, dropped and
+// reported as errGeminiOverlong. The slice may alias br's buffer.
 func geminiReadLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := br.ReadSlice('\n')
 		if len(line)+len(frag) > geminiMaxLine {
-			return nil, cortex.Errorf(cortex.CodeUnavailable,
-				"gemini wrote an output line longer than %d MiB", geminiMaxLine>>20)
+			for err == bufio.ErrBufferFull {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, errGeminiOverlong
 		}
 		if line == nil && err != bufio.ErrBufferFull {
 			return frag, err

@@ -432,3 +432,21 @@ func geminiTestAlive(pid int) bool {
 	}
 	return true
 }
+
+// TestGeminiOutputOver32MiBIsCut: a model writing 40 MiB (and a result
+// line repeating it) is cut to max_output_bytes by the runner — a
+// successful, truncated answer, not a failure.
+func TestGeminiOutputOver32MiBIsCut(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	r, _, _ := testRunner(t, nil)
+	var stream bytes.Buffer
+	res, err := r.Run(context.Background(), Spec{Action: ActionSkillAssess, Prompt: "p", Stream: &stream}, newFakeGemini(t, "huge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OutputTruncated || len(res.Output) > cfg.MaxOutputBytes || len(res.Output) < cfg.MaxOutputBytes-4 ||
+		!utf8.ValidString(res.Output) || stream.Len() != len(res.Output) {
+		t.Fatalf("output %d bytes (cap %d), truncated %v, streamed %d", len(res.Output), cfg.MaxOutputBytes, res.OutputTruncated, stream.Len())
+	}
+}
