@@ -154,6 +154,9 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 	}
 	o.Printf("Indexed into %s\n", dbPath)
 	o.Printf("  files:   %d seen, %d read, %d resumed, %d rewritten, %d unchanged", s.FilesSeen, s.FilesRead-s.FilesRewritten, s.FilesResumed, s.FilesRewritten, s.FilesUnchanged)
+	if s.FilesMoved > 0 {
+		o.Printf(", %d moved or renamed", s.FilesMoved)
+	}
 	if s.FilesOlder > 0 {
 		o.Printf(", %d older than --since", s.FilesOlder)
 	}

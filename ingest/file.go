@@ -74,6 +74,9 @@ func (r *reader) file(ctx context.Context, j job, out chan<- batchMsg) {
 	fr := &fileRun{r: r, j: j, out: out, occ: map[string]int64{}}
 	fr.stats.skipped = map[string]int64{}
 	fr.src = cortex.Source{ID: j.prev.ID, Path: j.c.path}
+	if j.has && j.prev.Path != j.c.path {
+		fr.src.MovedFrom = j.prev.Path
+	}
 	if err := fr.run(ctx); err != nil && fr.failed == nil {
 		fr.failed = err
 	}
@@ -107,6 +110,7 @@ func (fr *fileRun) run(ctx context.Context) error {
 	if _, err := io.ReadFull(f, head); err != nil {
 		return fmt.Errorf("read: %w", err)
 	}
+	fr.src.HeadHash = headHash(head)
 	format := fr.j.c.format
 	if fr.j.has && fr.j.prev.Kind != KindUnsupported && fr.j.prev.Kind != KindEmpty && fr.j.prev.Kind != "" {
 		format = transcript.Format(fr.j.prev.Kind)

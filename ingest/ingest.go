@@ -84,6 +84,9 @@ type Summary struct {
 	FilesResumed int `json:"files_resumed"`
 	// FilesRewritten were found rewritten or truncated and re-read.
 	FilesRewritten int `json:"files_rewritten"`
+	// FilesMoved were known files found under a new path (moved or
+	// renamed): their source follows them, nothing is stored twice.
+	FilesMoved int `json:"files_moved"`
 	// FilesUnsupported are not transcripts of a supported agent.
 	FilesUnsupported int `json:"files_unsupported"`
 	FilesEmpty       int `json:"files_empty"`

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
 // TestFirstRecordOver64KiBIsSniffedWhole: a Claude and a Codex transcript
@@ -110,4 +112,73 @@ func appendTo(t *testing.T, path, s string) {
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestMovedFilesAreFollowed: Codex moving a rollout from sessions/ to
+// archived_sessions/ (both default roots) and a renamed Claude session do
+// not store their records twice: the source follows the file, its rows
+// point at the new path, and an append after the move is still ingested.
+func TestMovedFilesAreFollowed(t *testing.T) {
+	corpus := testcorpus.Real(t)
+	home := t.TempDir()
+	codexOld := filepath.Join(home, ".codex", "sessions", "2025", "11", "17", "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl")
+	codexNew := filepath.Join(home, ".codex", "archived_sessions", filepath.Base(codexOld))
+	claudeOld := filepath.Join(home, ".claude", "projects", "-experiments-ideas", "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl")
+	claudeNew := filepath.Join(home, ".claude", "projects", "-experiments-ideas", "renamed-session.jsonl")
+	copyTo(t, filepath.Join(corpus, "codex/codex-session-view", filepath.Base(codexOld)), codexOld)
+	copyTo(t, filepath.Join(corpus, "claude/claude-code-log/-experiments-ideas", filepath.Base(claudeOld)), claudeOld)
+	os.MkdirAll(filepath.Dir(codexNew), 0o755)
+
+	db, path := openDB(t)
+	first := index(t, db, Options{Home: home})
+	r := rawDB(t, path)
+	rows := func(tool string) int64 {
+		return count(t, r, `SELECT count(*) FROM logs WHERE ai_tool = ?`, tool)
+	}
+	codexRows, claudeRows := rows("codex"), rows("claude")
+	if codexRows == 0 || claudeRows == 0 || first.Inserted != codexRows+claudeRows {
+		t.Fatalf("first index: codex %d, claude %d rows: %+v", codexRows, claudeRows, first)
+	}
+	if err := os.Rename(codexOld, codexNew); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(claudeOld, claudeNew); err != nil {
+		t.Fatal(err)
+	}
+	sum := index(t, db, Options{Home: home})
+	if sum.FilesMoved != 2 || sum.Inserted != 0 {
+		t.Fatalf("after the moves: %+v", sum)
+	}
+	if rows("codex") != codexRows || rows("claude") != claudeRows {
+		t.Fatalf("rows doubled: codex %d → %d, claude %d → %d", codexRows, rows("codex"), claudeRows, rows("claude"))
+	}
+	if n := count(t, r, `SELECT count(*) FROM transcript_sources`); n != 2 {
+		t.Errorf("%d sources, want 2", n)
+	}
+	for _, p := range []string{codexNew, claudeNew} {
+		if n := count(t, r, `SELECT count(*) FROM logs WHERE ai_transcript_path = ?`, p); n == 0 {
+			t.Errorf("no rows point at the new path %s", p)
+		}
+	}
+	if n := count(t, r, `SELECT count(*) FROM logs WHERE ai_transcript_path IN (?, ?)`, codexOld, claudeOld); n != 0 {
+		t.Errorf("%d rows still point at the old paths", n)
+	}
+	// The moved file goes on growing: the append is ingested, once.
+	appendTo(t, claudeNew, claudeLine("00000000-0000-4000-8000-00000000abcd", "2026-11-01T10:00:00.000Z", "appended after the rename")+"\n")
+	sum = index(t, db, Options{Home: home})
+	if sum.Inserted != 1 || sum.FilesResumed != 1 {
+		t.Fatalf("append after the move: %+v", sum)
+	}
+	if sum = index(t, db, Options{Home: home, Force: true}); sum.Inserted != 0 {
+		t.Fatalf("forced re-read inserted %d", sum.Inserted)
+	}
+}
+
+func copyTo(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dst, b)
 }
