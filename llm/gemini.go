@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -197,23 +198,28 @@ func (g *Gemini) Run(ctx context.Context, prompt string, stream io.Writer) (stri
 		return "", cortex.WrapError(cortex.CodeUnavailable, err,
 			"gemini CLI not found (install it or set [llm.gemini] program): %s", g.cfg.Program)
 	}
-	home, err := os.MkdirTemp("", "cortex-gemini-home-")
+	// One folder holds the isolated home (with the copied credentials) and
+	// the empty working directory; its name carries this process's id so
+	// that a later runner can remove it if this process is killed.
+	dir, err := os.MkdirTemp("", ProviderDirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return "", cortex.WrapError(cortex.CodeInternal, err, "create the isolated gemini home")
 	}
-	defer os.RemoveAll(home)
+	defer os.RemoveAll(dir)
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
+	for _, d := range []string{home, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return "", cortex.WrapError(cortex.CodeInternal, err, "create the isolated gemini home")
+		}
+	}
 	if err := g.prepareHome(home); err != nil {
 		return "", err
 	}
-	work, err := os.MkdirTemp("", "cortex-gemini-work-")
-	if err != nil {
-		return "", cortex.WrapError(cortex.CodeInternal, err, "create the gemini working directory")
-	}
-	defer os.RemoveAll(work)
-	return g.run(ctx, path, home, work, prompt, stream)
+	return g.run(ctx, path, dir, prompt, stream)
 }
 
-func (g *Gemini) run(ctx context.Context, path, home, work, prompt string, stream io.Writer) (string, error) {
+func (g *Gemini) run(ctx context.Context, path, dir, prompt string, stream io.Writer) (string, error) {
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, path, g.args()...)
@@ -235,6 +241,7 @@ func (g *Gemini) run(ctx context.Context, path, home, work, prompt string, strea
 		return "", cortex.WrapError(cortex.CodeUnavailable, err, "start the gemini CLI %s", g.cfg.Program)
 	}
 	pid := cmd.Process.Pid
+	providerStarted(ctx, pid, dir)
 
 	written := make(chan error, 1)
 	go func() {

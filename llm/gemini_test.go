@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -248,8 +249,9 @@ func TestGeminiIsolation(t *testing.T) {
 		}
 	}
 
-	if !strings.HasPrefix(filepath.Base(rep.Home), "cortex-gemini-home-") {
-		t.Errorf("home %q is not an isolated temp dir", rep.Home)
+	if dir := filepath.Dir(rep.Home); filepath.Base(rep.Home) != "home" ||
+		!strings.HasPrefix(filepath.Base(dir), fmt.Sprintf("%s%d-", ProviderDirPrefix, os.Getpid())) || filepath.Dir(rep.Cwd) != dir {
+		t.Errorf("home %q (work %q) is not an isolated temp dir", rep.Home, rep.Cwd)
 	}
 	wantFiles := map[string]string{
 		".gemini":                      "0700",
