@@ -267,7 +267,7 @@ func (fr *fileRun) readLines(ctx context.Context, f *os.File, size int64, head [
 		// Secrets are redacted before parsing, so the stored raw record, the
 		// entry and its events all come from the same redacted bytes (backfill
 		// re-extracts events from the stored raw and must find the same).
-		line, _ := fr.r.opts.Redactor.Bytes(l.Data)
+		line, _ := fr.r.opts.Redactor.JSON(l.Data)
 		results := transcript.ParseLine(parser, line, l.No, l.Complete)
 		if len(results) == 1 && errors.Is(results[0].Err, transcript.ErrTruncated) {
 			// An incomplete trailing record: leave it for the next read.
@@ -327,11 +327,12 @@ func (fr *fileRun) readDocument(ctx context.Context, f *os.File, size int64, ctx
 	// messages dedupe, changed ones are updated.
 	fr.stats.outcome = "read"
 	fr.batch.Reset = true
-	redacted, _ := fr.r.opts.Redactor.Bytes(data)
+	redacted, _ := fr.r.opts.Redactor.JSON(data)
 	results, err := transcript.ParseGemini(ctxFile, redacted)
 	if err != nil {
-		fr.src.LastError = err.Error()
-		fr.stats.err = err.Error()
+		msg := string(fr.r.opts.Redactor.Opaque([]byte(err.Error())))
+		fr.src.LastError = msg
+		fr.stats.err = msg
 		fr.stats.outcome = "failed"
 	}
 	for i := range results {
@@ -434,6 +435,8 @@ func (fr *fileRun) unknown(version, typ string) {
 
 func (fr *fileRun) parseError(line, offset int64, msg string, raw []byte) {
 	fr.stats.parseErrors++
+	// A JSON parser's message quotes the bad input: redacted like it.
+	msg = string(fr.r.opts.Redactor.Opaque([]byte(msg)))
 	fr.batch.ParseErrors = append(fr.batch.ParseErrors, cortex.ParseError{
 		Line: line, Offset: offset, Error: msg, Preview: fr.preview(raw)})
 }
@@ -443,7 +446,7 @@ func (fr *fileRun) preview(raw []byte) string {
 	if len(raw) > previewBytes*4 {
 		raw = raw[:previewBytes*4]
 	}
-	s, _ := fr.r.opts.Redactor.String(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	s := strings.ToValidUTF8(string(fr.r.opts.Redactor.Opaque(raw)), "\uFFFD")
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\t' || r == 0x7f {
 			return ' '

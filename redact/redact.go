@@ -229,6 +229,36 @@ func hexVal(c byte) (byte, bool) {
 	return 0, false
 }
 
+// minOpaqueRun is the shortest run Opaque replaces.
+const minOpaqueRun = 32
+
+// Opaque is [Redactor.JSON] plus the replacement of every random-looking
+// run of at least 32 base64 bytes (letters and digits mixed, high
+// entropy), whatever surrounds it: for excerpts whose only purpose is
+// diagnosis (the preview of a line that is not valid JSON), where a key's
+// body may stand alone, cut from the header that would name it.
+func (r *Redactor) Opaque(src []byte) []byte {
+	out, _ := r.JSON(src)
+	var res []byte
+	last := 0
+	for i := 0; i < len(out); {
+		if !isBase64URL(out[i]) && out[i] != '+' && out[i] != '/' {
+			i++
+			continue
+		}
+		e := run(out, i, func(c byte) bool { return isBase64URL(c) || c == '+' || c == '/' || c == '=' }, len(out))
+		if e-i >= minOpaqueRun && randomLooking(out[i:e], minOpaqueRun) {
+			res = append(append(res, out[last:i]...), Marker...)
+			last = e
+		}
+		i = e
+	}
+	if res == nil {
+		return out
+	}
+	return append(res, out[last:]...)
+}
+
 // String is [Redactor.Bytes] for strings. It does not allocate when nothing
 // matches.
 func (r *Redactor) String(s string) (string, int) {

@@ -405,3 +405,17 @@ func TestHostileInputStaysFast(t *testing.T) {
 		}
 	}
 }
+
+func TestOpaque(t *testing.T) {
+	body := "MIIEowIBAAKCAQEAx4Ff3kL9mQ2rT7vZ1wB8nC5dY0pE6uI3oA9sD2fG4hJ7kL1z"
+	for in, want := range map[string]string{
+		"broken line: " + body + " end":          "broken line: " + Marker + " end",
+		"password=hunter22 and " + body:          "password=" + Marker + " and " + Marker,
+		"plain text with a path /usr/local/bin":  "plain text with a path /usr/local/bin",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	} {
+		if got := string(New().Opaque([]byte(in))); got != want {
+			t.Errorf("Opaque(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
