@@ -26,6 +26,7 @@ var cliName = map[string]map[string]string{
 	"skill_assess":      {"skill": ""},
 	"help":              {"action": ""},
 	"skills_backfill":   {"kinds": ""},
+	"redact_rescan":     {},
 }
 
 // TestEveryActionHasACommandWithItsParameters keeps the CLI in step with

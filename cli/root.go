@@ -72,6 +72,8 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		NewCmdSyslog(f, nil),
 		NewCmdLogs(f, nil),
 		NewCmdIngestLogs(f, nil),
+		NewCmdRedact(f, nil),
+		NewCmdPurge(f, nil),
 	)
 	return root
 }

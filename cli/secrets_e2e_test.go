@@ -282,6 +282,8 @@ func surfaceParams() map[string]map[string]any {
 		"mcp_investigate":   {"target": "vault", "all": true},
 		"hook_investigate":  {"hook": "PostToolUse"},
 		"skills_backfill":   {"dry_run": true},
+		"redact_rescan":     {"dry_run": true},
+		"purge":             {"dry_run": true, "session": "secret-session"},
 	}
 }
 

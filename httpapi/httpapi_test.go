@@ -84,6 +84,7 @@ var minimal = map[string]string{
 	"skill_incidents": "", "skill_investigate": "skill=lavra:lavra-plan", "skill_assess": "skill=lavra:lavra-plan",
 	"abuse": "", "abuse_incidents": "", "abuse_investigate": "", "mcp_events": "errors=true", "hook_events": "",
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
+	"redact_rescan": `{"dry_run":true}`, "purge": `{"dry_run":true,"match":"lavra-plan"}`,
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
 }
 

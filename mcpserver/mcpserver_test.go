@@ -173,7 +173,7 @@ func TestToolsMatchRegistry(t *testing.T) {
 		ann := tool.Annotations
 		write := a.Cost == app.CostWrite
 		if ann == nil || ann.ReadOnlyHint == write || ann.IdempotentHint == write ||
-			ann.DestructiveHint == nil || *ann.DestructiveHint || ann.OpenWorldHint == nil || *ann.OpenWorldHint {
+			ann.DestructiveHint == nil || *ann.DestructiveHint != a.Destructive || ann.OpenWorldHint == nil || *ann.OpenWorldHint {
 			t.Errorf("%s: annotations %+v", a.Name, ann)
 		}
 	}
