@@ -56,14 +56,9 @@ func redactRun(ctx context.Context, f *Factory, opts *RedactOptions) error {
 		return err
 	}
 	defer db.Close()
-	var progress func(int64)
-	if f.IO.StderrTTY && !opts.JSON {
-		progress = func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\rscanned %d rows", n) }
-	}
+	progress, done := scanProgress(f, opts.JSON)
 	res, err := f.NewService(db).Rescan(ctx, opts.DryRun, "cli", progress)
-	if progress != nil {
-		fmt.Fprintln(f.IO.ErrOut)
-	}
+	done()
 	if err != nil {
 		return err
 	}
@@ -149,4 +144,14 @@ func purgeRun(ctx context.Context, f *Factory, opts *PurgeOptions) error {
 	f.IO.Printf("%s %d rows, %d events and %d parse errors of %d sessions (%d sessions left without rows)\n",
 		verb, res.Rows, res.Events, res.ParseErrors, res.Sessions, res.SessionsRemoved)
 	return nil
+}
+
+// scanProgress returns a progress callback for a row scan that counts on
+// a terminal's stderr (nil otherwise), and the function that ends its
+// line.
+func scanProgress(f *Factory, jsonOut bool) (func(int64), func()) {
+	if !f.IO.StderrTTY || jsonOut {
+		return nil, func() {}
+	}
+	return func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\rscanned %d rows", n) }, func() { fmt.Fprintln(f.IO.ErrOut) }
 }

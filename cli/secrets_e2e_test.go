@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,50 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/rawcodec"
 )
-
-// secretFormat is one line of redact/testdata/secrets.tsv.
-type secretFormat struct{ name, text, secret string }
-
-func loadSecrets(t *testing.T) []secretFormat {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "redact", "testdata", "secrets.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []secretFormat
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
-			p := strings.Split(line, "\t")
-			out = append(out, secretFormat{p[0], strings.ReplaceAll(p[1], `\n`, "\n"), p[2]})
-		}
-	}
-	if len(out) < 50 {
-		t.Fatalf("%d secret formats, want at least 50", len(out))
-	}
-	return out
-}
-
-// leakedPiece returns a 12-byte piece of secret found in s (all of a
-// shorter secret), or "".
-func leakedPiece(s, secret string) string {
-	const piece = 12
-	if len(secret) <= piece {
-		if strings.Contains(s, secret) {
-			return secret
-		}
-		return ""
-	}
-	for i := 0; i+piece <= len(secret); i++ {
-		if strings.Contains(s, secret[i:i+piece]) {
-			return secret[i : i+piece]
-		}
-	}
-	return ""
-}
 
 func jsonLine(v any) string {
 	b, err := json.Marshal(v) // Go's encoder: & < > as \u escapes
@@ -87,7 +45,7 @@ func uEscaped(line, secret string) string {
 // messages (next to abusive words, so incident evidence quotes them), tool
 // arguments and output, a tool error, escaped JSON, JSON inside JSON, a
 // fully \u-escaped copy, and a line that is not valid JSON.
-func writeSecretTranscripts(t *testing.T, dir string, corpus []secretFormat) {
+func writeSecretTranscripts(t *testing.T, dir string, corpus []testcorpus.Secret) {
 	t.Helper()
 	var claude, codex []string
 	var gemini []map[string]any
@@ -100,35 +58,35 @@ func writeSecretTranscripts(t *testing.T, dir string, corpus []secretFormat) {
 			"cwd": "/work/secrets", "message": msg}
 	}
 	for i, f := range corpus {
-		user := jsonLine(cl(i, 0, "user", map[string]any{"role": "user", "content": f.text}))
-		claude = append(claude, user, uEscaped(strings.Replace(user, uuid(i, 0), uuid(i, 9), 1), f.secret))
+		user := jsonLine(cl(i, 0, "user", map[string]any{"role": "user", "content": f.Text}))
+		claude = append(claude, user, uEscaped(strings.Replace(user, uuid(i, 0), uuid(i, 9), 1), f.Value))
 		claude = append(claude,
 			jsonLine(cl(i, 1, "assistant", map[string]any{"role": "assistant", "content": []any{
-				map[string]any{"type": "text", "text": "Running it: " + f.text},
-				map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i), "name": "Bash", "input": map[string]any{"command": f.text}},
+				map[string]any{"type": "text", "text": "Running it: " + f.Text},
+				map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i), "name": "Bash", "input": map[string]any{"command": f.Text}},
 				map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolm_%d", i), "name": "mcp__vault__write",
-					"input": map[string]any{"document": jsonLine(map[string]string{"text": f.text})}},
+					"input": map[string]any{"document": jsonLine(map[string]string{"text": f.Text})}},
 			}})),
 			jsonLine(cl(i, 2, "user", map[string]any{"role": "user", "content": []any{
-				map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%d", i), "is_error": true, "content": "error: rejected " + f.text},
-				map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolm_%d", i), "is_error": true, "content": "vault: " + f.text},
+				map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%d", i), "is_error": true, "content": "error: rejected " + f.Text},
+				map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolm_%d", i), "is_error": true, "content": "vault: " + f.Text},
 			}})),
 			jsonLine(cl(i, 3, "user", map[string]any{"role": "user", "content": "wtf, this is useless garbage, stop it"})),
-			`{"type":"user","uuid":"`+uuid(i, 4)+`", this line is broken: `+f.text,
+			`{"type":"user","uuid":"`+uuid(i, 4)+`", this line is broken: `+f.Text,
 		)
-		args := jsonLine(map[string]string{"cmd": f.text})
+		args := jsonLine(map[string]string{"cmd": f.Text})
 		codex = append(codex,
-			jsonLine(map[string]any{"timestamp": ts(i, 5), "type": "event_msg", "payload": map[string]any{"type": "user_message", "message": f.text}}),
+			jsonLine(map[string]any{"timestamp": ts(i, 5), "type": "event_msg", "payload": map[string]any{"type": "user_message", "message": f.Text}}),
 			jsonLine(map[string]any{"timestamp": ts(i, 6), "type": "response_item", "payload": map[string]any{"type": "function_call",
 				"name": "shell", "arguments": args, "call_id": fmt.Sprintf("call_%d", i)}}),
 			jsonLine(map[string]any{"timestamp": ts(i, 7), "type": "response_item", "payload": map[string]any{"type": "function_call_output",
-				"call_id": fmt.Sprintf("call_%d", i), "output": "Exit code: 1\n" + f.text}}),
+				"call_id": fmt.Sprintf("call_%d", i), "output": "Exit code: 1\n" + f.Text}}),
 		)
 		gemini = append(gemini,
-			map[string]any{"id": fmt.Sprintf("g%d-u", i), "timestamp": ts(i, 8), "type": "user", "content": f.text},
+			map[string]any{"id": fmt.Sprintf("g%d-u", i), "timestamp": ts(i, 8), "type": "user", "content": f.Text},
 			map[string]any{"id": fmt.Sprintf("g%d-a", i), "timestamp": ts(i, 8), "type": "gemini", "content": "ok",
-				"toolCalls": []any{map[string]any{"id": fmt.Sprintf("gc%d", i), "name": "run_shell_command", "args": map[string]any{"command": f.text},
-					"status": "error", "result": []any{map[string]any{"functionResponse": map[string]any{"response": map[string]any{"error": f.text}}}}}}},
+				"toolCalls": []any{map[string]any{"id": fmt.Sprintf("gc%d", i), "name": "run_shell_command", "args": map[string]any{"command": f.Text},
+					"status": "error", "result": []any{map[string]any{"functionResponse": map[string]any{"response": map[string]any{"error": f.Text}}}}}}},
 		)
 	}
 	codex = append([]string{jsonLine(map[string]any{"timestamp": ts(0, 0), "type": "session_meta",
@@ -155,7 +113,7 @@ func TestSecretsNeverStoredOrServed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes and serves")
 	}
-	corpus := loadSecrets(t)
+	corpus := testcorpus.Secrets(t)
 	e := newEnv(t)
 	dir := filepath.Join(e.home, "transcripts")
 	writeSecretTranscripts(t, dir, corpus)
@@ -166,8 +124,8 @@ func TestSecretsNeverStoredOrServed(t *testing.T) {
 	leaks := map[string][]string{} // format → where
 	check := func(where, s string) {
 		for _, f := range corpus {
-			if p := leakedPiece(s, f.secret); p != "" {
-				leaks[f.name] = append(leaks[f.name], where)
+			if p := testcorpus.Leak(s, f.Value); p != "" {
+				leaks[f.Name] = append(leaks[f.Name], where)
 			}
 		}
 	}
@@ -192,13 +150,13 @@ func TestSecretsNeverStoredOrServed(t *testing.T) {
 	for _, f := range corpus {
 		// The secret itself is not searchable (the answer echoes the
 		// query, so only the hits are checked).
-		out, _, _ := e.run("--db", db, "search", f.secret, "--json")
+		out, _, _ := e.run("--db", db, "search", f.Value, "--json")
 		var res struct {
 			Hits []any `json:"hits"`
 		}
 		json.Unmarshal([]byte(out), &res)
 		if len(res.Hits) > 0 {
-			leaks[f.name] = append(leaks[f.name], "searchable")
+			leaks[f.Name] = append(leaks[f.Name], "searchable")
 		}
 	}
 

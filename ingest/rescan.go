@@ -4,11 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/internal/proc"
 	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/redact"
 	"github.com/cortexhq/cortex/sqlite"
@@ -21,7 +19,7 @@ type RescanStore interface {
 	ApplyRescan(ctx context.Context, ups []sqlite.RescanUpdate) error
 	RedactColumns(ctx context.Context, fix func(string) (string, bool), dryRun bool) (int64, error)
 	Scrub(ctx context.Context) error
-	AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(int) bool, staleAfter time.Duration) (func(), error)
+	locker
 }
 
 // RescanOptions configures Rescan.
@@ -63,24 +61,15 @@ func Rescan(ctx context.Context, store RescanStore, opts RescanOptions) (RescanR
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 1000
 	}
-	if opts.Redactor == nil {
-		opts.Redactor = redact.New()
-	}
-	res.RulesActive = len(opts.Redactor.Rules())
-	var err error
-	if opts.Codec == nil {
-		if opts.Codec, err = rawcodec.New(); err != nil {
-			return res, err
-		}
-	}
 	if opts.Holder == "" {
 		opts.Holder = "rescan"
 	}
-	release, err := store.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, proc.Alive, 6*time.Hour)
+	release, err := beginMaintenance(ctx, store, &opts.Redactor, &opts.Codec, opts.Holder, opts.Hostname)
 	if err != nil {
 		return res, err
 	}
 	defer release()
+	res.RulesActive = len(opts.Redactor.Rules())
 	red := opts.Redactor
 	var after int64
 	for {

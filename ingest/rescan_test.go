@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,45 +11,23 @@ import (
 	"context"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/redact"
 )
 
-func secretCorpus(t *testing.T) [][2]string {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "redact", "testdata", "secrets.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][2]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
-			p := strings.Split(l, "\t")
-			out = append(out, [2]string{strings.ReplaceAll(p[1], `\n`, "\n"), p[2]})
-		}
-	}
-	return out
-}
-
-// fileLeaks returns the corpus secrets a 12-byte piece of which is in the
+// fileLeaks returns the corpus secrets a piece of which is in the
 // database file or its WAL.
-func fileLeaks(t *testing.T, path string, corpus [][2]string) []string {
+func fileLeaks(t *testing.T, path string, corpus []testcorpus.Secret) []string {
 	t.Helper()
 	var data []byte
 	for _, suffix := range []string{"", "-wal"} {
 		b, _ := os.ReadFile(path + suffix)
 		data = append(data, b...)
 	}
-	s := string(data)
 	var out []string
 	for _, c := range corpus {
-		sec := c[1]
-		for i := 0; i+12 <= len(sec); i++ {
-			if strings.Contains(s, sec[i:i+12]) {
-				out = append(out, sec)
-				break
-			}
+		if testcorpus.Leak(string(data), c.Value) != "" {
+			out = append(out, c.Value)
 		}
 	}
 	return out
@@ -61,14 +38,14 @@ func fileLeaks(t *testing.T, path string, corpus [][2]string) []string {
 // none in the database file, keeps every row, and a forced re-read of the
 // transcript afterwards stores nothing twice.
 func TestRescanRedactsWhatAWeakerVersionStored(t *testing.T) {
-	corpus := secretCorpus(t)
+	corpus := testcorpus.Secrets(t)
 	dir := t.TempDir()
 	var lines []string
 	for i, c := range corpus {
-		lines = append(lines, claudeLine(fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "2026-11-01T10:00:00.000Z", c[0]))
+		lines = append(lines, claudeLine(fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "2026-11-01T10:00:00.000Z", c.Text))
 		b, _ := json.Marshal(map[string]any{"type": "assistant", "timestamp": "2026-11-01T10:00:01.000Z", "sessionId": "sess-bad",
 			"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("t%d", i),
-				"name": "Bash", "input": map[string]any{"command": c[0]}}}}})
+				"name": "Bash", "input": map[string]any{"command": c.Text}}}}})
 		lines = append(lines, string(b)) // no uuid: keyed by content
 	}
 	writeFile(t, filepath.Join(dir, "s.jsonl"), []byte(strings.Join(lines, "\n")+"\n"))
@@ -105,9 +82,9 @@ func TestRescanRedactsWhatAWeakerVersionStored(t *testing.T) {
 	}
 	// The searchable text was re-indexed: no piece of a secret is found.
 	for _, c := range corpus[:10] {
-		hits, err := db.Search(context.Background(), cortex.SearchParams{Query: `"` + c[1] + `"`, Limit: 5})
+		hits, err := db.Search(context.Background(), cortex.SearchParams{Query: `"` + c.Value + `"`, Limit: 5})
 		if err == nil && len(hits.Hits) > 0 {
-			t.Fatalf("secret %q is still searchable: %+v", c[1], hits.Hits[0])
+			t.Fatalf("secret %q is still searchable: %+v", c.Value, hits.Hits[0])
 		}
 	}
 }
