@@ -419,3 +419,24 @@ func TestOpaque(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyNamedValuesThatAreNotSecrets: values of key-named settings found
+// redacted on real transcripts by an earlier version of the entropy rules.
+func TestKeyNamedValuesThatAreNotSecrets(t *testing.T) {
+	for _, in := range []string{
+		"#HostKey /etc/ssh/ssh_host_ed25519_key",
+		`msg="deleted cache: &{ID:6 Key:setup-go-Linux-x64-ubuntu24-go-1.22.4-d5ec2e1f Version:6e88}"`,
+		"cache saved with the key: uv-Linux-x86_64-3.12-b1c2d3e4f5a6",
+	} {
+		if got, n := New().String(in); n != 0 {
+			t.Errorf("%q redacted: %q", in, got)
+		}
+	}
+}
+
+func TestDigestNamesAreNotSecrets(t *testing.T) {
+	in := "cache saved with the key: setup-uv-1-x86_64-unknown-linux-gnu-0.7.13-f6c65b29c82e498115b3dc436b3a85fc046536dc8aedf03c6c5055c9fd414a51"
+	if got, n := New().String(in); n != 0 {
+		t.Errorf("redacted: %q", got)
+	}
+}

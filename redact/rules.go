@@ -469,11 +469,43 @@ func randomLooking(v []byte, min int) bool {
 	if !letters || !digits {
 		return false // identifiers (process.env.SESSION_SECRET), words
 	}
+	switch v[0] {
+	case '/', '~', '.':
+		return false // a path: /etc/ssh/ssh_host_ed25519_key
+	}
+	if seg, hex, words := segments(v); seg < 16 || hex && words >= 2 {
+		// A name built of parts (setup-go-Linux-x64-1.22.4-d5ec2e1f, a
+		// UUID), or one ending in a content digest
+		// (setup-uv-1-x86_64-unknown-linux-gnu-0.7.13-<sha256>).
+		return false
+	}
 	floor := 3.0
 	if len(v) >= 32 {
 		floor = 3.3
 	}
 	return shannon(v) >= floor
+}
+
+// segments reads v as runs between - _ . / separators: the length of the
+// longest, whether that one is all hex digits, and how many runs are words
+// of three or more letters. Generated key material has a long run; names
+// assembled from parts do not, or are words plus a digest.
+func segments(v []byte) (longest int, hex bool, words int) {
+	start := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && v[i] != '-' && v[i] != '_' && v[i] != '.' && v[i] != '/' {
+			continue
+		}
+		seg := v[start:i]
+		if len(seg) > longest {
+			longest, hex = len(seg), run(seg, 0, isHex, len(seg)) == len(seg)
+		}
+		if len(seg) >= 3 && run(seg, 0, func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }, len(seg)) == len(seg) {
+			words++
+		}
+		start = i + 1
+	}
+	return longest, hex, words
 }
 
 // matchProse redacts a random-looking token following a secret's name in
