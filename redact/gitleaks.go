@@ -32,8 +32,9 @@ var skippedGitleaksRules = map[string]bool{
 }
 
 // skippedKeywords are keywords too common in transcripts to anchor a rule
-// ("s." occurs in every dotted name); the rule keeps its other keywords.
-var skippedKeywords = map[string]bool{"s.": true}
+// ("s." occurs in every dotted name, "intra" in every "contract"); the
+// rule keeps its other keywords (the secrets' own prefixes).
+var skippedKeywords = map[string]bool{"s.": true, "intra": true}
 
 // secretEnd is how gitleaks' expressions end a secret; secretEndEscaped
 // also accepts any backslash.
@@ -86,31 +87,23 @@ func gitleaksRules() ([]rule, error) {
 		if skippedGitleaksRules[id] || r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 {
 			continue
 		}
+		// Gitleaks' "vendor = value" rules (like its generic-api-key) are
+		// left to the built-in assignment rules, which look at every
+		// key/secret/token/password-named value with an entropy floor:
+		// their keywords are common words.
+		if strings.HasPrefix(r.Regex.String(), genericLead) {
+			continue
+		}
 		var anchors []string
-		generic := strings.HasPrefix(r.Regex.String(), genericLead)
 		for _, k := range r.Keywords {
-			k = strings.ToLower(k)
-			// A "vendor = value" rule keyed on the vendor's name, an
-			// ordinary word, is left to the built-in credential
-			// assignment rules (which look at every key/secret/token/
-			// password-named value, with an entropy floor): anchoring
-			// on common words would stop the scan every few bytes.
-			if len(k) < 2 || skippedKeywords[k] || generic && isLetters(k) {
-				continue
+			if k = strings.ToLower(k); len(k) >= 2 && !skippedKeywords[k] {
+				anchors = append(anchors, k)
 			}
-			anchors = append(anchors, k)
 		}
 		if len(anchors) == 0 {
 			continue
 		}
-		// Gitleaks' "name = value" rules start with a lazy [\w.-]{0,50}?
-		// that only widens the match leftwards (the secret is a later
-		// group): without it the expression finds the same secrets,
-		// several times faster.
 		expr := r.Regex.String()
-		if strings.HasPrefix(expr, genericLead) {
-			expr = "(?i)" + strings.TrimPrefix(expr, genericLead)
-		}
 		// Gitleaks ends most secrets at a quote, space, ';' or an escaped
 		// \n or \r; in JSON inside a JSON string (tool arguments) the
 		// closing quote is itself escaped: any backslash ends a secret.
@@ -126,34 +119,39 @@ func gitleaksRules() ([]rule, error) {
 			g.wordStart = strings.HasPrefix(expr, `\b`)
 		}
 		fold := true
-		// A case-sensitive literal start of every match (twilio's "SK"
-		// rather than the keyword "sk") anchors far more selectively.
-		if prefix, _ := r.Regex.LiteralPrefix(); len(prefix) >= 2 && coversKeywords(prefix, anchors) {
-			anchors, fold = []string{prefix}, false
+		// Case-sensitive literals that start every match (twilio's "SK",
+		// intra42's "s-s4t2ud-", facebook's "EAA") anchor far more
+		// selectively than the keywords.
+		if lits := exactLeading(r.Regex.String()); len(lits) > 0 && allStartWithKeyword(lower(lits), anchors) {
+			anchors, fold = lits, false
 		}
 		out = append(out, rule{name: "gitleaks:" + id, fold: fold, anchors: anchors, region: g.region})
 	}
 	return out, nil
 }
 
-func isLetters(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 'a' || c > 'z' {
-			return false
-		}
+func lower(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToLower(s)
 	}
-	return true
+	return out
 }
 
-// coversKeywords reports whether every keyword is a case-insensitive
-// prefix of prefix (so prefix occurs wherever a match does).
-func coversKeywords(prefix string, keywords []string) bool {
-	for _, k := range keywords {
-		if !strings.HasPrefix(strings.ToLower(prefix), k) {
-			return false
+// exactLeading returns the case-sensitive literals (2 bytes or more) one
+// of which starts every match of expr, or nil.
+func exactLeading(expr string) []string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	lits := leading(re.Simplify(), false)
+	for _, l := range lits {
+		if len(l) < 2 {
+			return nil
 		}
 	}
-	return true
+	return lits
 }
 
 // windows returns how far before and after a keyword occurrence a match
@@ -170,31 +168,39 @@ func windows(expr string, keywords []string) (before, after int) {
 	if n < 0 || n > maxGitleaksWindow {
 		n = maxGitleaksWindow
 	}
-	if lits := leadingLiterals(re); len(lits) > 0 && allStartWithKeyword(lits, keywords) {
+	if lits := leading(re, true); len(lits) > 0 && allStartWithKeyword(lits, keywords) {
 		return 1, n
 	}
 	return n, n
 }
 
-// leadingLiterals returns the literal texts (lower case) one of which
-// every match of re starts with, or nil when that is not known.
-func leadingLiterals(re *syntax.Regexp) []string {
+// leading returns the literal texts one of which every match of re starts
+// with, or nil when that is not known. With fold the texts are lower case
+// and case-insensitive literals count; without, any case-insensitive part
+// makes the answer nil.
+func leading(re *syntax.Regexp, fold bool) []string {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return []string{strings.ToLower(string(re.Rune))}
+		if re.Flags&syntax.FoldCase != 0 && !fold {
+			return nil
+		}
+		if fold {
+			return []string{strings.ToLower(string(re.Rune))}
+		}
+		return []string{string(re.Rune)}
 	case syntax.OpCapture:
-		return leadingLiterals(re.Sub[0])
+		return leading(re.Sub[0], fold)
 	case syntax.OpConcat:
 		for i, sub := range re.Sub {
 			switch sub.Op {
 			case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 				continue
 			}
-			lits := leadingLiterals(sub)
+			lits := leading(sub, fold)
 			// A literal followed by more literal text: join them, so
 			// that factored alternations (sc(?:auth)?_) still read whole.
 			if len(lits) > 0 && i+1 < len(re.Sub) {
-				if next := leadingLiterals(re.Sub[i+1]); len(next) > 0 && len(lits)*len(next) <= 64 {
+				if next := leading(re.Sub[i+1], fold); len(next) > 0 && len(lits)*len(next) <= 64 {
 					var joined []string
 					for _, a := range lits {
 						for _, b := range next {
@@ -209,7 +215,7 @@ func leadingLiterals(re *syntax.Regexp) []string {
 	case syntax.OpAlternate:
 		var out []string
 		for _, sub := range re.Sub {
-			lits := leadingLiterals(sub)
+			lits := leading(sub, fold)
 			if len(lits) == 0 {
 				return nil
 			}
@@ -328,19 +334,20 @@ func (g *gitleaksRule) region(src []byte, hits []regionHit, spans []span) []span
 		for ; j < len(hits) && hits[j].at-g.before <= we; j++ {
 			we = min(len(src), max(we, hits[j].end+g.after))
 		}
-		spans = g.scan(src, ws, we, hits[i:j], spans)
+		spans = g.scan(src, ws, we, spans)
 		i = j
 	}
 	return spans
 }
 
-// scan finds the rule's secrets in src[ws:we], which holds hits.
-func (g *gitleaksRule) scan(src []byte, ws, we int, hits []regionHit, spans []span) []span {
+// scan finds the rule's secrets in src[ws:we], the window around some of
+// its keywords.
+func (g *gitleaksRule) scan(src []byte, ws, we int, spans []span) []span {
 	win := src[ws:we]
+	// Like gitleaks, which requires a keyword anywhere in the input, a
+	// match need not contain the keyword: near it is enough.
 	for _, m := range g.rule.Regex.FindAllSubmatchIndex(win, -1) {
-		if containsHit(hits, ws+m[0], ws+m[1]) {
-			spans = g.accept(src, ws, win, m, spans)
-		}
+		spans = g.accept(src, ws, win, m, spans)
 	}
 	return spans
 }
@@ -378,16 +385,6 @@ func (g *gitleaksRule) accept(src []byte, ws int, win []byte, m []int, spans []s
 		spans = append(spans, span{ws + s, ws + e})
 	}
 	return spans
-}
-
-// containsHit reports whether a keyword occurrence lies within [s, e).
-func containsHit(hits []regionHit, s, e int) bool {
-	for _, h := range hits {
-		if h.at >= s && h.end <= e {
-			return true
-		}
-	}
-	return false
 }
 
 // lineAround returns the line of win holding win[s:e] (also ending at an
