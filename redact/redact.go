@@ -280,7 +280,14 @@ func (r *Redactor) Opaque(src []byte) []byte {
 	var res []byte
 	last := 0
 	for i := 0; i < len(out); {
-		if !isBase64URL(out[i]) && out[i] != '+' && out[i] != '/' {
+		switch { // (JSON escapes are skipped whole: a run never eats \n)
+		case out[i] == '\\' && i+1 < len(out) && out[i+1] == 'u':
+			i += 6 // an escape's letters are not part of a run
+			continue
+		case out[i] == '\\':
+			i += 2
+			continue
+		case !isBase64URL(out[i]) && out[i] != '+' && out[i] != '/':
 			i++
 			continue
 		}
