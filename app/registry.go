@@ -12,6 +12,7 @@ import (
 	"github.com/cortexhq/cortex/incident"
 	"github.com/cortexhq/cortex/ingest"
 	"github.com/cortexhq/cortex/report"
+	"github.com/cortexhq/cortex/sqlite"
 )
 
 // Scope parameters shared by the listings: which agent, project,
@@ -342,6 +343,20 @@ const (
 	MaxBackfillLimit     = 1_000_000
 )
 
+// RescanActionParams are the parameters of redact_rescan.
+type RescanActionParams struct {
+	DryRun *bool `json:"dry_run" jsonschema:"required: true counts what the current rules would redact, false rewrites it"`
+}
+
+// PurgeActionParams are the parameters of purge.
+type PurgeActionParams struct {
+	DryRun  *bool  `json:"dry_run" jsonschema:"required: true counts what would be deleted, false deletes it"`
+	Session string `json:"session,omitempty" jsonschema:"delete the rows of this session id"`
+	Source  string `json:"source,omitempty" jsonschema:"delete the rows read from this transcript file (its path as indexed)"`
+	Match   string `json:"match,omitempty" jsonschema:"delete every row whose text or raw record contains this literal text (at least 8 characters; scans every row)"`
+	Tool    string `json:"tool,omitempty" jsonschema:"only rows of this agent: claude, codex, gemini"`
+}
+
 // HelpParams are the parameters of help.
 type HelpParams struct {
 	Action string `json:"action,omitempty" jsonschema:"describe this action only"`
@@ -441,7 +456,7 @@ func actions() []Action {
 				return s.investigateLens(ctx, cortex.LensSkill, p.IncidentFilterParams, p.SkillSubjectParams, p.InvestigateBoundsParams)
 			}),
 		define("skill_assess", ScopeRead, CostExpensive, "GET", "/api/ai/skill-assess", "cortex assess skill [SKILL] --dry-run",
-			"Deterministic findings and a dry-run preview of the LLM assessment prompt for a skill's top incident (audited as a dry run). The LLM itself runs only in the local CLI.",
+			"Deterministic findings and a dry-run preview of the LLM assessment prompt for a skill's top incident. A read: nothing is written (no audit row). The LLM itself runs only in the local CLI.",
 			func(ctx context.Context, s *Service, c Caller, p *SkillInvestigateParams) (assess.Result, error) {
 				ip, err := s.investigateParams(p.IncidentFilterParams, p.SkillSubjectParams, p.InvestigateBoundsParams)
 				if err != nil {
@@ -454,7 +469,7 @@ func actions() []Action {
 				if err != nil {
 					return assess.Result{}, err
 				}
-				res, err := s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true})
+				res, err := s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true, Unaudited: true})
 				if err == nil && md {
 					res.Report = report.Assessment(res)
 				}
@@ -583,6 +598,25 @@ func actions() []Action {
 				return s.Backfill(ctx, BackfillParams{Kinds: kinds, Since: since, AfterID: p.AfterID, Limit: limit, DryRun: *p.DryRun,
 					Hostname: s.host(), Holder: fmt.Sprintf("%s:%s", c.Surface, c.Name)})
 			}),
+		define("redact_rescan", ScopeAdmin, CostWrite, "POST", "/api/admin/redact-rescan", "cortex redact --rescan",
+			"Re-redact everything stored (raw records, searchable text and its index, event texts, errors) with the current secret rules. dry_run is required.",
+			func(ctx context.Context, s *Service, c Caller, p *RescanActionParams) (ingest.RescanResult, error) {
+				if p.DryRun == nil {
+					return ingest.RescanResult{}, cortex.Errorf(cortex.CodeInvalid, "redact_rescan: dry_run is required (true to count, false to rewrite)")
+				}
+				s.logger().Warn("admin action", "action", "redact_rescan", "surface", c.Surface, "caller", c.Name, "dry_run", *p.DryRun)
+				return s.Rescan(ctx, *p.DryRun, fmt.Sprintf("%s:%s", c.Surface, c.Name), nil)
+			}),
+		destructive(define("purge", ScopeAdmin, CostWrite, "POST", "/api/admin/purge", "cortex purge",
+			"Delete the rows of a session, of a transcript file, or containing a text, with their events and index entries; they are not re-imported from unchanged files. dry_run is required.",
+			func(ctx context.Context, s *Service, c Caller, p *PurgeActionParams) (sqlite.PurgeResult, error) {
+				if p.DryRun == nil {
+					return sqlite.PurgeResult{}, cortex.Errorf(cortex.CodeInvalid, "purge: dry_run is required (true to count, false to delete)")
+				}
+				s.logger().Warn("admin action", "action", "purge", "surface", c.Surface, "caller", c.Name, "dry_run", *p.DryRun,
+					"session", p.Session, "source", p.Source, "match_bytes", len(p.Match), "tool", p.Tool)
+				return s.Purge(ctx, PurgeParams{Session: p.Session, Source: p.Source, Match: p.Match, Tool: p.Tool, DryRun: *p.DryRun})
+			})),
 		define("help", ScopeRead, CostCheap, "GET", "/api/help", "cortex --help",
 			"The actions, their scopes, costs and parameters, and how to use them cheaply.",
 			func(_ context.Context, _ *Service, _ Caller, p *HelpParams) (Help, error) {

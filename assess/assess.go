@@ -37,6 +37,9 @@ type Params struct {
 	// audits a dry run and returns its size and preview.
 	NoLLM  bool
 	DryRun bool
+	// Unaudited makes a dry run write nothing (no audit row): the
+	// read-only surfaces' preview.
+	Unaudited bool
 	// Model overrides the provider's configured model.
 	Model string
 	// Stream receives the assessment Markdown as it arrives (may be nil).
@@ -179,8 +182,10 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 				Project: b.Incident.Project, Session: b.Incident.SessionID, Prompt: prompt,
 				Evidence: counts(inv, b, evBytes), Metadata: tags(b.Incident)}
 			if mode == ModeDryRun {
-				dr, err := a.Runner.DryRun(ctx, spec, provider)
-				if err != nil {
+				var dr llm.DryRunResult
+				if p.Unaudited {
+					dr = a.Runner.Preview(spec)
+				} else if dr, err = a.Runner.DryRun(ctx, spec, provider); err != nil {
 					return res, err
 				}
 				as.InvocationID, as.PromptPreview, as.WouldExceedPromptLimit = dr.InvocationID, dr.PromptPreview, dr.WouldExceedPromptLimit

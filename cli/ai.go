@@ -415,15 +415,10 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		return err
 	}
 	defer db.Close()
-	var progress func(scanned int64)
-	if f.IO.StderrTTY && !opts.JSON {
-		progress = func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\rscanned %d rows", n) }
-	}
+	progress, done := scanProgress(f, opts.JSON)
 	res, err := app.New(db).Backfill(ctx, app.BackfillParams{Kinds: opts.Kinds, Since: since, Limit: opts.Limit, AfterID: opts.AfterID,
 		DryRun: opts.DryRun, Hostname: cfg.Hostname, Holder: "cli", Progress: progress})
-	if progress != nil {
-		fmt.Fprintln(f.IO.ErrOut)
-	}
+	done()
 	if err != nil {
 		return err
 	}

@@ -280,7 +280,7 @@ func TestDocCurlExamplesRun(t *testing.T) {
 	}
 	e := newEnv(t)
 	db := indexedLabelled(t, e)
-	e.vars = append(e.vars, "CORTEX_DB="+db, "CORTEX_READ_TOKEN=r3ad", "CORTEX_ADMIN_TOKEN=adm1n")
+	e.vars = append(e.vars, "CORTEX_DB="+db, "CORTEX_READ_TOKEN=read-token-change-me", "CORTEX_ADMIN_TOKEN=admin-token-change-me")
 	base := startServe(t, e, "--no-watch")
 	host := strings.TrimPrefix(base, "http://")
 	shell, _ := docExamples(t)
@@ -293,7 +293,7 @@ func TestDocCurlExamplesRun(t *testing.T) {
 		line = strings.ReplaceAll(line, "localhost:3100", host)
 		line = "curl -f" + strings.TrimPrefix(line, "curl")
 		cmd := exec.Command("sh", "-c", line)
-		cmd.Env = append(append([]string{}, e.vars...), "TOKEN=r3ad")
+		cmd.Env = append(append([]string{}, e.vars...), "TOKEN=read-token-change-me")
 		out, err := cmd.CombinedOutput()
 		ran++
 		if err != nil {

@@ -79,7 +79,7 @@ func toolFor(a app.Action) *mcp.Tool {
 		InputSchema: a.Schema(),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    !write,
-			DestructiveHint: new(false),
+			DestructiveHint: new(a.Destructive),
 			IdempotentHint:  !write,
 			OpenWorldHint:   new(false),
 		},
