@@ -154,8 +154,14 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 	}
 	o.Printf("Indexed into %s\n", dbPath)
 	if b := s.Backfilled; b != nil {
-		o.Printf("  backfill: %s events extracted from %d stored rows (%d user, %d skill, %d tool-call, %d hook)\n",
-			strings.Join(b.Kinds, ", "), b.Scanned, b.Events.Users, b.Events.Skills, b.Events.Tools, b.Events.Hooks)
+		if len(b.Kinds) > 0 {
+			o.Printf("  backfill: %s events extracted from %d stored rows (%d user, %d skill, %d tool-call, %d hook)\n",
+				strings.Join(b.Kinds, ", "), b.Scanned, b.Events.Users, b.Events.Skills, b.Events.Tools, b.Events.Hooks)
+		}
+		if b.VoicesRead > 0 || b.CallFactsDerived > 0 {
+			o.Printf("  upgrade: %d user acts read again, %d tool calls classified again by this version's rules\n",
+				b.VoicesRead, b.CallFactsDerived)
+		}
 	}
 	o.Printf("  files:   %d seen, %d read, %d resumed, %d rewritten, %d unchanged", s.FilesSeen, s.FilesRead-s.FilesRewritten, s.FilesResumed, s.FilesRewritten, s.FilesUnchanged)
 	if s.FilesMoved > 0 {

@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,8 @@ type act struct {
 	// (the rejection is the act; the interrupt is its echo).
 	ForToolUse bool
 	Reading    voice.Reading
-	// Norm is the normalized text (re-ask detection).
+	// Norm is the normalized text (re-ask detection); markReasks
+	// normalizes the text itself when it is empty.
 	Norm string
 }
 
@@ -59,7 +61,7 @@ func toActs(rows []sqlite.UserAct) []act {
 	out := make([]act, 0, len(rows))
 	for _, r := range rows {
 		a := act{ID: r.ID, LogID: r.LogID, At: r.Timestamp, Thread: r.Thread, Project: r.Project, Kind: r.Kind, Text: r.Text,
-			CallID: r.CallID, ForToolUse: r.Meta["for_tool_use"] == "true"}
+			CallID: r.CallID, ForToolUse: strings.Contains(r.MetaJSON, `"for_tool_use"`) && r.Meta()["for_tool_use"] == "true"}
 		if r.Source != "" && r.Source != "typed" && r.Source != "queued" {
 			continue // a prompt the agent marks as not typed by the human
 		}
@@ -69,9 +71,6 @@ func toActs(rows []sqlite.UserAct) []act {
 		}
 		if a.Text != "" {
 			a.Reading = reading(r)
-			if a.typed() {
-				a.Norm = phrase.Normalize(a.Text) // for re-asks: the words as typed
-			}
 		}
 		if a.Kind == cortex.UserInterrupt && len(out) > 0 {
 			prev := &out[len(out)-1]
@@ -100,39 +99,68 @@ func reading(r sqlite.UserAct) voice.Reading {
 // same words (normalized, trailing punctuation aside, at least 3 words),
 // or nearly (at least 6 words, 80% shared).
 func reask(a, earlier act) bool {
-	return reaskWords(a, earlier, func() (map[string]bool, map[string]bool) { return wordSet(a.Norm), wordSet(earlier.Norm) })
+	if !a.typed() || !earlier.typed() {
+		return false
+	}
+	return reaskWords(a.Norm, earlier.Norm, func() ([]uint64, []uint64) { return words(a.Norm), words(earlier.Norm) })
 }
 
-// reaskWords is reask with the word sets of a and earlier given lazily
-// (they are needed only when the texts differ).
-func reaskWords(a, earlier act, sets func() (map[string]bool, map[string]bool)) bool {
-	if !a.typed() || !earlier.typed() || a.Norm == "" || earlier.Norm == "" {
+// reaskWords is reask of two typed acts' normalized texts, with their
+// word lists (see words) given lazily (they are needed only when the texts
+// differ).
+func reaskWords(a, earlier string, lists func() ([]uint64, []uint64)) bool {
+	if a == "" || earlier == "" {
 		return false
 	}
-	wa, wb := sets()
-	if strings.TrimRight(a.Norm, ".?! ") == strings.TrimRight(earlier.Norm, ".?! ") {
+	if strings.TrimRight(a, ".?! ") == strings.TrimRight(earlier, ".?! ") {
+		wa, _ := lists()
 		return len(wa) >= 3
 	}
-	if len(wa) < 6 || len(wb) < 6 {
-		return false
+	wa, wb := lists()
+	if len(wa) < 6 || len(wb) < 6 || 5*min(len(wa), len(wb)) < 4*max(len(wa), len(wb)) {
+		return false // fewer shared words than 80% of the longer list
 	}
 	shared := 0
-	for w := range wa {
-		if wb[w] {
+	for i, j := 0, 0; i < len(wa) && j < len(wb); {
+		switch {
+		case wa[i] == wb[j]:
 			shared++
+			i++
+			j++
+		case wa[i] < wb[j]:
+			i++
+		default:
+			j++
 		}
 	}
 	return float64(shared) >= 0.8*float64(max(len(wa), len(wb)))
 }
 
-func wordSet(norm string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(norm, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'' || r > 127)
-	}) {
-		out[w] = true
+// words returns the distinct words of a normalized text as sorted 64-bit
+// hashes (FNV-1a): comparing two prompts' words is then a merge of two
+// integer lists, and no word is copied.
+func words(norm string) []uint64 {
+	var out []uint64
+	const offset, prime = 14695981039346656037, 1099511628211
+	h, in := uint64(offset), false
+	for i := 0; i < len(norm); i++ {
+		// A word is letters a-z, digits, apostrophes and any non-ASCII
+		// rune (every byte of which is >= 0x80).
+		if b := norm[i]; b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '\'' || b >= 0x80 {
+			h = (h ^ uint64(b)) * prime
+			in = true
+			continue
+		}
+		if in {
+			out = append(out, h)
+			h, in = offset, false
+		}
 	}
-	return out
+	if in {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // reaskWindow bounds how long after a prompt asking it again is a re-ask.
@@ -142,12 +170,23 @@ const reaskWindow = 10 * time.Minute
 // thread's previous prompt asked, within reaskWindow.
 func markReasks(acts []act) map[int]bool {
 	out := map[int]bool{}
-	words := make([]map[string]bool, len(acts))
-	set := func(i int) map[string]bool {
-		if words[i] == nil {
-			words[i] = wordSet(acts[i].Norm)
+	norms := make([]string, len(acts))
+	lists := make([][]uint64, len(acts))
+	done := make([]bool, len(acts))
+	norm := func(i int) string {
+		if norms[i] == "" {
+			norms[i] = acts[i].Norm
+			if norms[i] == "" && acts[i].Text != "" {
+				norms[i] = phrase.Normalize(acts[i].Text) // the words as typed
+			}
 		}
-		return words[i]
+		return norms[i]
+	}
+	list := func(i int) []uint64 {
+		if !done[i] {
+			lists[i], done[i] = words(norm(i)), true
+		}
+		return lists[i]
 	}
 	for i, a := range acts {
 		if !a.typed() {
@@ -158,7 +197,7 @@ func markReasks(acts []act) map[int]bool {
 			if e.Thread != a.Thread || !e.typed() {
 				continue
 			}
-			if a.At.Sub(e.At) <= reaskWindow && reaskWords(a, e, func() (map[string]bool, map[string]bool) { return set(i), set(j) }) {
+			if a.At.Sub(e.At) <= reaskWindow && reaskWords(norm(i), norm(j), func() ([]uint64, []uint64) { return list(i), list(j) }) {
 				out[i] = true
 			}
 			break

@@ -132,7 +132,7 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		if err != nil {
 			return b, err
 		}
-		classified := classifyCalls(calls, toActs(acts), nil)
+		classified := classifyCalls(calls, true, toActs(acts))
 		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(classified, o.maxBytes), capToolFailures, false)
 		texts, _, err := userTexts(ctx, e.db, s, from, to)
 		if err != nil {
@@ -259,7 +259,7 @@ func toolFailure(c tcall, maxBytes int) cortex.ToolFailure {
 	f.ErrorText, _ = cutText(text, maxBytes)
 	f.Line = cortex.UnwrapContent(f.Line)
 	f.Operation = c.ToolName
-	if shellTools[c.ToolName] {
+	if shellTool(c.ToolName) {
 		f.Command = cortex.CutUTF8(command(c.Arguments), 512)
 		if op := safeOperation(c.Op, c.ToolName); op != "" {
 			f.Operation = op

@@ -223,41 +223,59 @@ func (l frictionLens) group(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 			wantSkills[n] = true
 		}
 	}
-	var out []*group
-	for _, sk := range sessionKeys(ms) {
-		if sk.Session == "" {
-			continue
-		}
-		sv, err := vr.session(ctx, sqlite.SessionScope{Tool: sk.Tool, Session: sk.Session, Host: sk.Host})
-		if err != nil {
-			return nil, err
-		}
+	svs, err := vr.sessions(ctx, sessionScopes(ms))
+	if err != nil {
+		return nil, err
+	}
+	// Tool calls only matter in the turns of possible friction acts: when
+	// and in which thread they ran, and which one the user refused.
+	type session struct {
+		sv           *sessionView
+		reasks       map[int]bool
+		reads, nread int
+	}
+	var sessions []session
+	var reads []callRead
+	for _, sv := range svs {
 		if len(sv.acts) == 0 {
 			continue
 		}
-		// Tool calls only matter in the turns of possible friction acts:
-		// when and in which thread they ran, and which one the user
-		// refused (none is classified).
-		reasks := markReasks(sv.acts)
-		pre := frictionSignalsOf(sv.acts, nil, reasks)
+		ss := session{sv: sv, reasks: markReasks(sv.acts), reads: len(reads)}
+		pre := frictionSignalsOf(sv.acts, nil, ss.reasks)
 		if len(pre) == 0 {
 			continue
 		}
-		calls := []tcall{}
 		for _, w := range turnWindows(sv.acts, pre, windowGap) {
-			cs, _, err := vr.callTimes(ctx, sv, w[0], w[1])
-			if err != nil {
-				return nil, err
-			}
+			reads = append(reads, callRead{sv: sv, from: w[0], to: w[1]})
+		}
+		ss.nread = len(reads) - ss.reads
+		sessions = append(sessions, ss)
+	}
+	got, err := vr.callsMany(ctx, reads)
+	if err != nil {
+		return nil, err
+	}
+	type charge struct {
+		g     *group
+		sv    *sessionView
+		calls []tcall
+	}
+	var charges []charge
+	var hookReads []sqlite.CallWindow
+	var out []*group
+	for _, ss := range sessions {
+		sv := ss.sv
+		calls := []tcall{}
+		for _, cs := range got[ss.reads : ss.reads+ss.nread] {
 			calls = append(calls, cs...)
 		}
-		hits := frictionSignalsOf(sv.acts, calls, reasks)
+		hits := frictionSignalsOf(sv.acts, calls, ss.reasks)
 		if len(hits) == 0 {
 			continue
 		}
 		fg := &frictionGroup{acts: sv.acts, hits: map[int64][]string{}}
 		var fm []member
-		key := groupKey{Tool: sk.Tool, Host: sk.Host, Session: sk.Session, Project: sessionProject(sv)}
+		key := groupKey{Tool: sv.scope.Tool, Host: sv.scope.Host, Session: sv.scope.Session, Project: sessionProject(sv)}
 		for _, h := range hits {
 			a := sv.acts[h.index]
 			fg.hits[a.ID] = h.signals
@@ -272,18 +290,25 @@ func (l frictionLens) group(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 			}
 			g.lens = fg
 			detectFriction(g, fg)
-			hooks, err := db.SessionHookRuns(ctx, sv.scope, g.First.Add(-window), g.Last, 100)
-			if err != nil {
-				return nil, err
-			}
-			g.Attributed = attribute(g, sv, calls, hooks)
-			if wantSkills != nil && !slices.ContainsFunc(g.Attributed, func(a cortex.Attribution) bool {
-				return (a.Kind == SubjectSkill || a.Kind == SubjectCommand) && wantSkills[a.Name]
-			}) {
-				continue
-			}
-			out = append(out, g)
+			charges = append(charges, charge{g: g, sv: sv, calls: calls})
+			hookReads = append(hookReads, sqlite.CallWindow{Scope: sv.scope, From: g.First.Add(-window), To: g.Last})
 		}
+	}
+	// Each group is charged to what was active, hooks included (the
+	// failed hook runs around every group read at once).
+	hooks, err := db.SessionHookRunsMany(ctx, hookReads, 100)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range charges {
+		g := c.g
+		g.Attributed = attribute(g, c.sv, c.calls, hooks[i])
+		if wantSkills != nil && !slices.ContainsFunc(g.Attributed, func(a cortex.Attribution) bool {
+			return (a.Kind == SubjectSkill || a.Kind == SubjectCommand) && wantSkills[a.Name]
+		}) {
+			continue
+		}
+		out = append(out, g)
 	}
 	return out, nil
 }

@@ -100,15 +100,23 @@ func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 			want[n] = true
 		}
 	}
-	var out []*group
-	for _, sk := range sessionKeys(ms) {
-		if sk.Session == "" {
-			continue // skill events without a session cannot be scoped
-		}
-		sv, err := vr.session(ctx, sqlite.SessionScope{Tool: sk.Tool, Session: sk.Session, Host: sk.Host})
-		if err != nil {
-			return nil, err
-		}
+	svs, err := vr.sessions(ctx, sessionScopes(ms))
+	if err != nil {
+		return nil, err
+	}
+	// The runs that overlap the range and match the filters, per session,
+	// and the spans of calls to read for them: the runs' scopes, and a
+	// while after each (a failure recovered later), of the runs' own
+	// threads (a run is charged only with its thread's calls, and a
+	// failure is recovered only in its thread).
+	type session struct {
+		sv           *sessionView
+		runs         []*skillRun
+		reads, nread int
+	}
+	var sessions []session
+	var reads []callRead
+	for _, sv := range svs {
 		var runs []*skillRun
 		for _, r := range sv.runs {
 			if !p.Until.IsZero() && !r.Start.Before(p.Until) || !r.End.IsZero() && !p.Since.IsZero() && r.End.Before(p.Since) {
@@ -128,21 +136,32 @@ func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 		if len(runs) == 0 {
 			continue
 		}
-		// The calls of the runs' scopes, and a while after each (a failure
-		// recovered later), read per scope; only calls in a scope are
-		// classified.
-		var calls []tcall
-		for _, w := range scopeWindows(runs, recoveryAfter) {
-			cs, _, err := vr.calls(ctx, sv, w[0], w[1], func(t time.Time) bool {
-				return slices.ContainsFunc(runs, func(r *skillRun) bool { return r.covers(t) })
-			})
-			if err != nil {
-				return nil, err
+		var threads []string
+		for _, r := range runs {
+			if !slices.Contains(threads, r.Thread) {
+				threads = append(threads, r.Thread)
 			}
+		}
+		ss := session{sv: sv, runs: runs, reads: len(reads)}
+		for _, w := range scopeWindows(runs, recoveryAfter) {
+			reads = append(reads, callRead{sv: sv, from: w[0], to: w[1], threads: threads})
+		}
+		ss.nread = len(reads) - ss.reads
+		sessions = append(sessions, ss)
+	}
+	got, err := vr.callsMany(ctx, reads)
+	if err != nil {
+		return nil, err
+	}
+	var out []*group
+	for _, ss := range sessions {
+		sv := ss.sv
+		var calls []tcall
+		for _, cs := range got[ss.reads : ss.reads+ss.nread] {
 			calls = append(calls, cs...)
 		}
-		for _, r := range runs {
-			k := groupKey{Tool: sk.Tool, Host: sk.Host, Project: runProject(r, sv), Session: sk.Session,
+		for _, r := range ss.runs {
+			k := groupKey{Tool: sv.scope.Tool, Host: sv.scope.Host, Project: runProject(r, sv), Session: sv.scope.Session,
 				Subject: [3]string{r.Name, r.Plugin, subjectKind(r.Kind)}}
 			g := &group{Key: k, Members: r.members(k), First: r.Start, Last: r.LastLive}
 			g.lens = &skillGroup{run: r, calls: calls}
@@ -229,6 +248,18 @@ func subjectKind(kind string) string {
 // are open).
 func overlaps(from, to, since, until time.Time) bool {
 	return (since.IsZero() || !to.Before(since)) && (until.IsZero() || from.Before(until))
+}
+
+// sessionScopes returns the distinct sessions of members (those with a
+// session id), in a stable order.
+func sessionScopes(ms []member) []sqlite.SessionScope {
+	var out []sqlite.SessionScope
+	for _, k := range sessionKeys(ms) {
+		if k.Session != "" { // events without a session cannot be scoped
+			out = append(out, sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host})
+		}
+	}
+	return out
 }
 
 // sessionKeys returns the distinct (agent, host, session) keys of
@@ -465,6 +496,17 @@ const (
 // extras adds the run's skill events (the first 25, chronological), the
 // failed calls of its scope and the skill document it loaded.
 func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error {
+	_, part, _ := strings.Cut(g.Key.Subject[0], ":")
+	if part == "" {
+		part = g.Key.Subject[0]
+	}
+	// Texts are read for the calls the bundle shows: the failures, and
+	// the shell calls that may be the skill's own command.
+	if err := withTexts(ctx, db, g.Calls, func(c tcall) bool {
+		return c.failure() || c.Class == classOK && shellTool(c.ToolName) && c.ResultLogID != nil
+	}); err != nil {
+		return err
+	}
 	var failures []cortex.ToolFailure
 	for _, c := range g.Calls {
 		if c.failure() {
@@ -483,13 +525,9 @@ func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.
 		b.Skill = doc
 		// The skill's own command (the marvin skill running `marvin work`)
 		// prints instructions the agent follows: they are the skill's too.
-		_, part, _ := strings.Cut(sg.run.Name, ":")
-		if part == "" {
-			part = sg.run.Name
-		}
 		var ids []int64
 		for _, c := range g.Calls {
-			if c.Class != classOK || !shellTools[c.ToolName] || c.ResultLogID == nil || len(ids) == maxSkillOutputs {
+			if c.Class != classOK || !shellTool(c.ToolName) || c.ResultLogID == nil || len(ids) == maxSkillOutputs {
 				continue
 			}
 			if progs := programs(command(c.Arguments)); len(progs) > 0 && progs[0] == part {

@@ -40,20 +40,33 @@ func newVoiceReader(db *sqlite.DB) *voiceReader {
 	return &voiceReader{db: db}
 }
 
-// session reads one session's acts and skill events and scopes its runs.
-func (v *voiceReader) session(ctx context.Context, s sqlite.SessionScope) (*sessionView, error) {
-	rows, err := v.db.SessionUserActs(ctx, s, time.Time{}, time.Time{}, sessionUserRowsCap+1)
+// sessions reads whole sessions (their acts and skill events, many
+// sessions per query) and scopes their runs, in the order given.
+func (v *voiceReader) sessions(ctx context.Context, scopes []sqlite.SessionScope) ([]*sessionView, error) {
+	acts, err := v.db.SessionsUserActs(ctx, scopes, sessionUserRowsCap+1)
 	if err != nil {
 		return nil, err
 	}
-	sv := &sessionView{scope: s}
+	skills, err := v.db.SessionsSkillEvents(ctx, scopes, sessionSkillEventsCap+1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*sessionView, len(scopes))
+	for i, s := range scopes {
+		if out[i], err = v.view(ctx, s, acts[s], skills[s]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// view scopes a session's runs from its acts and skill events.
+func (v *voiceReader) view(ctx context.Context, s sqlite.SessionScope, rows []sqlite.UserAct, skills []sqlite.SessionSkill) (*sessionView, error) {
+	sv := &sessionView{scope: s, skills: skills}
 	if len(rows) > sessionUserRowsCap {
 		rows, sv.truncated = rows[:sessionUserRowsCap], true
 	}
 	sv.acts = toActs(rows)
-	if sv.skills, err = v.db.SessionSkillEvents(ctx, s, sessionSkillEventsCap+1); err != nil {
-		return nil, err
-	}
 	if len(sv.skills) > sessionSkillEventsCap {
 		sv.skills, sv.truncated = sv.skills[:sessionSkillEventsCap], true
 	}
@@ -61,6 +74,7 @@ func (v *voiceReader) session(ctx context.Context, s sqlite.SessionScope) (*sess
 	for _, e := range sv.skills {
 		if e.Kind == cortex.SkillCodexAnnounced {
 			if v.known == nil {
+				var err error
 				if v.known, err = v.db.KnownSkillNames(ctx); err != nil {
 					return nil, err
 				}
@@ -78,38 +92,32 @@ func (v *voiceReader) session(ctx context.Context, s sqlite.SessionScope) (*sess
 	return sv, nil
 }
 
-// calls reads and classifies the session's tool calls in [from, to] (the
-// zero time leaves a side open); with need set, only the calls made at a
-// time it needs are classified (see classifyCalls).
-func (v *voiceReader) calls(ctx context.Context, sv *sessionView, from, to time.Time, need func(time.Time) bool) ([]tcall, bool, error) {
-	cs, err := v.db.SessionCalls(ctx, sv.scope, from, to, sessionToolCallsCap+1)
-	if err != nil {
-		return nil, false, err
-	}
-	truncated := len(cs) > sessionToolCallsCap
-	if truncated {
-		cs = cs[:sessionToolCallsCap]
-	}
-	return classifyCalls(cs, sv.acts, need), truncated, nil
+// callRead is a span of a session's calls to read (see callsMany).
+type callRead struct {
+	sv       *sessionView
+	from, to time.Time
+	threads  []string
 }
 
-// callTimes reads when, where and in which thread the session's calls in
-// [from, to] ran, and which call each is, without their texts and
-// unclassified (Class empty): for readers of the calls' timing only.
-func (v *voiceReader) callTimes(ctx context.Context, sv *sessionView, from, to time.Time) ([]tcall, bool, error) {
-	cs, err := v.db.SessionCallTimes(ctx, sv.scope, from, to, sessionToolCallsCap+1)
+// callsMany reads and classifies the tool calls of many spans (many per
+// query) from their stored facts: for each span, the calls made in [from,
+// to] (a zero time leaves a side open) of its threads (all when none).
+func (v *voiceReader) callsMany(ctx context.Context, reads []callRead) ([][]tcall, error) {
+	ws := make([]sqlite.CallWindow, len(reads))
+	for i, r := range reads {
+		ws[i] = sqlite.CallWindow{Scope: r.sv.scope, From: r.from, To: r.to, Threads: r.threads}
+	}
+	got, err := v.db.SessionCallFactsMany(ctx, ws, sessionToolCallsCap)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	truncated := len(cs) > sessionToolCallsCap
-	if truncated {
-		cs = cs[:sessionToolCallsCap]
+	out := make([][]tcall, len(reads))
+	for i, cs := range got {
+		if out[i], err = classifyRead(ctx, v.db, cs, reads[i].sv.acts); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]tcall, len(cs))
-	for i, c := range cs {
-		out[i].SessionCall = c
-	}
-	return out, truncated, nil
+	return out, nil
 }
 
 // lastActivity is the last instant of the run's scope that shows the

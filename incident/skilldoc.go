@@ -90,7 +90,11 @@ func docFromRows(ctx context.Context, db *sqlite.DB, r *skillRun, e sqlite.Sessi
 		return nil, nil
 	}
 	text := strings.Join(parts, "\n")
-	doc := &cortex.SkillDoc{Name: r.Name, Path: e.Path, SHA256: e.Meta["skill_content_sha256"], Source: e.Kind, LogID: rows[0],
+	meta, err := db.SkillEventMeta(ctx, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	doc := &cortex.SkillDoc{Name: r.Name, Path: e.Path, SHA256: meta["skill_content_sha256"], Source: e.Kind, LogID: rows[0],
 		Text: cortex.CutUTF8(text, maxSkillDoc), AsPrinted: reads, Truncated: len(text) > maxSkillDoc}
 	return doc, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/redact"
 	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/toolcall"
 	"github.com/cortexhq/cortex/transcript"
 	"github.com/cortexhq/cortex/voice"
 )
@@ -86,9 +87,12 @@ type BackfillResult struct {
 	LastID    int64 `json:"last_id"`
 	// VoicesRead counts user events read again by this binary's voice
 	// rules (pending backfills only).
-	VoicesRead int64    `json:"voices_read,omitempty"`
-	Elapsed    Duration `json:"elapsed"`
-	Errors     []string `json:"errors,omitempty"`
+	VoicesRead int64 `json:"voices_read,omitempty"`
+	// CallFactsDerived counts tool calls whose facts this binary's rules
+	// derived again (pending backfills only).
+	CallFactsDerived int64    `json:"call_facts_derived,omitempty"`
+	Elapsed          Duration `json:"elapsed"`
+	Errors           []string `json:"errors,omitempty"`
 }
 
 // Backfill rebuilds events from the records stored in the database (not
@@ -242,6 +246,14 @@ func BackfillPending(ctx context.Context, db PendingStore, opts BackfillOptions)
 			return res, ran, err
 		}
 	}
+	if cs, ok := db.(CallFactsStore); ok {
+		n, err := RefreshCallFacts(ctx, cs, opts)
+		res.CallFactsDerived = n
+		ran = ran || n > 0
+		if err != nil {
+			return res, ran, err
+		}
+	}
 	return res, ran, nil
 }
 
@@ -257,8 +269,68 @@ type VoiceStore interface {
 // batches of one transaction each, and returns how many it read. It runs
 // under the backfill lock.
 func RefreshVoices(ctx context.Context, db VoiceStore, opts BackfillOptions) (int64, error) {
-	first, err := db.StaleVoices(ctx, voice.Version, 0, 1)
-	if err != nil || len(first) == 0 {
+	stale := func() (bool, error) {
+		acts, err := db.StaleVoices(ctx, voice.Version, 0, 1)
+		return len(acts) > 0, err
+	}
+	return refresh(ctx, db, opts, stale, func(after int64, limit int) (int, int64, error) {
+		acts, err := db.StaleVoices(ctx, voice.Version, after, limit)
+		if err != nil || len(acts) == 0 {
+			return 0, after, err
+		}
+		readings := make([]sqlite.VoiceReading, len(acts))
+		for i, a := range acts {
+			readings[i] = sqlite.VoiceReading{ID: a.ID, Version: voice.Version}
+			if a.Text != "" {
+				readings[i].Voice = voice.Encode(voice.Read(a.Text, nil))
+			}
+			after = a.ID
+		}
+		return len(acts), after, db.SetVoices(ctx, readings)
+	})
+}
+
+// CallFactsStore is a store of tool calls with their stored facts.
+type CallFactsStore interface {
+	StaleCallFacts(ctx context.Context, version int, after int64, limit int) ([]sqlite.StaleCall, error)
+	SetCallFacts(ctx context.Context, facts []sqlite.CallFacts) error
+	locker
+}
+
+// RefreshCallFacts derives again the facts of the tool calls whose stored
+// facts are missing or of other rules than this binary's
+// (toolcall.Version), in batches of one transaction each, and returns how
+// many it derived. It runs under the backfill lock.
+func RefreshCallFacts(ctx context.Context, db CallFactsStore, opts BackfillOptions) (int64, error) {
+	stale := func() (bool, error) {
+		calls, err := db.StaleCallFacts(ctx, toolcall.Version, 0, 1)
+		return len(calls) > 0, err
+	}
+	return refresh(ctx, db, opts, stale, func(after int64, limit int) (int, int64, error) {
+		calls, err := db.StaleCallFacts(ctx, toolcall.Version, after, limit)
+		if err != nil || len(calls) == 0 {
+			return 0, after, err
+		}
+		facts := make([]sqlite.CallFacts, len(calls))
+		for i, c := range calls {
+			facts[i] = sqlite.CallFacts{ID: c.ID, Facts: toolcall.Read(c.Call), Version: toolcall.Version}
+			after = c.ID
+		}
+		return len(calls), after, db.SetCallFacts(ctx, facts)
+	})
+}
+
+// refreshBatch is how many stored derivations one refresh transaction
+// writes.
+const refreshBatch = 2000
+
+// refresh runs batch (which derives again up to limit stale values after
+// an id, stores them and returns how many and the last id) until nothing
+// is stale, under the backfill lock, taken only when stale says something
+// is.
+func refresh(ctx context.Context, db locker, opts BackfillOptions, stale func() (bool, error),
+	batch func(after int64, limit int) (int, int64, error)) (int64, error) {
+	if found, err := stale(); err != nil || !found {
 		return 0, err
 	}
 	if opts.Holder == "" {
@@ -269,27 +341,20 @@ func RefreshVoices(ctx context.Context, db VoiceStore, opts BackfillOptions) (in
 		return 0, err
 	}
 	defer release()
-	var n, after int64
+	var total, after int64
 	for {
 		if err := ctx.Err(); err != nil {
-			return n, err
+			return total, err
 		}
-		acts, err := db.StaleVoices(ctx, voice.Version, after, 2000)
-		if err != nil || len(acts) == 0 {
-			return n, err
+		n, last, err := batch(after, refreshBatch)
+		after = last
+		total += int64(n)
+		if err != nil || n == 0 {
+			return total, err
 		}
-		readings := make([]sqlite.VoiceReading, len(acts))
-		for i, a := range acts {
-			readings[i] = sqlite.VoiceReading{ID: a.ID, Version: voice.Version}
-			if a.Text != "" {
-				readings[i].Voice = voice.Encode(voice.Read(a.Text, nil))
-			}
-			after = a.ID
+		if opts.Progress != nil {
+			opts.Progress(BackfillProgress{Scanned: total, LastID: after})
 		}
-		if err := db.SetVoices(ctx, readings); err != nil {
-			return n, err
-		}
-		n += int64(len(acts))
 	}
 }
 

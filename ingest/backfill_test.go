@@ -12,6 +12,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/toolcall"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -28,7 +29,8 @@ func eventDump(t testing.TB, path string) map[string][]string {
 			text, call_id, source, metadata_json, voice, voice_version FROM ai_user_events`,
 		"mcp": `SELECT call_log_id, result_log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp, call_timestamp,
 			result_timestamp, turn_id, call_id, tool_name, mcp_server, mcp_tool, event_kind, result_kind, status, duration_ms,
-			is_error, exit_code, arguments_json, output_preview, error_text, metadata_json, ai_agent_id FROM ai_mcp_events`,
+			is_error, exit_code, arguments_json, output_preview, error_text, metadata_json, ai_agent_id,
+			class, why, op, loads_skill, facts_version FROM ai_mcp_events`,
 		"hooks": `SELECT log_id, event_index, ai_tool, ai_project, ai_session_id, hostname, timestamp, hook_event, hook_name,
 			hook_source, hook_command, status, exit_code, duration_ms, stdout_preview, stderr_preview, persisted_output_path,
 			trusted_hash, evidence_kind, metadata_json FROM ai_hook_events WHERE log_id IS NOT NULL`,
@@ -326,6 +328,74 @@ func TestStaleVoicesAreReadAgainOnIndex(t *testing.T) {
 	}
 	if got := readings(); !maps.Equal(got, want) {
 		t.Error("readings after the refresh differ from those at ingest")
+	}
+	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
+		t.Errorf("the refresh ran twice: %+v", again.Backfilled)
+	}
+}
+
+// Tool calls stored with facts of other rules (or none: a store migrated
+// from a version without them) are classified again on the next index,
+// once, with exactly the facts ingest derives; every call's facts are
+// those of its stored row.
+func TestStaleCallFactsAreDerivedAgainOnIndex(t *testing.T) {
+	dir := corpusDirs(t)
+	db, path := openDB(t)
+	index(t, db, Options{Paths: []string{dir}, Workers: 1})
+	raw := rawDB(t, path)
+	facts := func() map[int64]string {
+		rows, err := raw.Query(`SELECT id, tool_name, status, COALESCE(is_error, 0), exit_code, COALESCE(arguments_json, ''),
+			COALESCE(output_preview, ''), COALESCE(error_text, ''), class, COALESCE(why, ''), op, loads_skill,
+			COALESCE(facts_version, 0) FROM ai_mcp_events ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[int64]string{}
+		for rows.Next() {
+			var id int64
+			var c toolcall.Call
+			var isErr, loads, version int
+			var exit sql.NullInt64
+			var f toolcall.Facts
+			if err := rows.Scan(&id, &c.ToolName, &c.Status, &isErr, &exit, &c.Arguments, &c.Output, &c.ErrorText, &f.Class, &f.Why,
+				&f.Op, &loads, &version); err != nil {
+				t.Fatal(err)
+			}
+			c.IsError, f.LoadsSkill = isErr == 1, loads == 1
+			if exit.Valid {
+				c.ExitCode = &exit.Int64
+			}
+			if want := toolcall.Read(c); f != want || version != toolcall.Version {
+				t.Fatalf("call %d: stored %+v@%d, derived %+v@%d", id, f, version, want, toolcall.Version)
+			}
+			out[id] = fmt.Sprintf("%+v", f)
+		}
+		return out
+	}
+	want := facts()
+	classes := map[string]int{}
+	for _, f := range want {
+		classes[f[strings.Index(f, ":")+1:strings.Index(f, " ")]]++
+	}
+	if len(want) == 0 || classes[toolcall.ClassFailed] == 0 || classes[toolcall.ClassOK] == 0 || classes[toolcall.ClassProbe] == 0 {
+		t.Fatalf("%d calls, classes %v", len(want), classes)
+	}
+	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`UPDATE ai_mcp_events SET class = NULL, why = NULL, op = NULL, loads_skill = NULL, facts_version = NULL
+		WHERE id % 2 = 0; UPDATE ai_mcp_events SET class = 'ok', facts_version = 1 WHERE id % 2 = 1`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	sum := index(t, db, Options{Paths: []string{dir}, Workers: 1})
+	if sum.Backfilled == nil || sum.Backfilled.CallFactsDerived != int64(len(want)) {
+		t.Fatalf("calls classified again: %+v, want %d", sum.Backfilled, len(want))
+	}
+	if got := facts(); !maps.Equal(got, want) {
+		t.Error("facts after the refresh differ from those at ingest")
 	}
 	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
 		t.Errorf("the refresh ran twice: %+v", again.Backfilled)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/toolcall"
 )
 
 // eventRow is the logs-row context every event of a record is stored with.
@@ -265,8 +266,9 @@ func hookSQL(n int) string {
 func toolSQL(n int) string {
 	return `INSERT INTO ai_mcp_events(call_log_id, result_log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp,
 		call_timestamp, result_timestamp, turn_id, call_id, tool_name, mcp_server, mcp_tool, event_kind, result_kind, status,
-		duration_ms, is_error, exit_code, arguments_json, output_preview, error_text, metadata_json, ai_agent_id)
-		VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") + `
+		duration_ms, is_error, exit_code, arguments_json, output_preview, error_text, metadata_json, ai_agent_id,
+		class, why, op, loads_skill, facts_version)
+		VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") + `
 		ON CONFLICT(ai_tool, hostname, COALESCE(ai_session_id, ''), call_id) DO UPDATE SET
 			call_log_id = COALESCE(excluded.call_log_id, call_log_id),
 			result_log_id = COALESCE(excluded.result_log_id, result_log_id),
@@ -299,9 +301,25 @@ func toolSQL(n int) string {
 			metadata_json = CASE WHEN excluded.metadata_json IS NULL THEN metadata_json
 				WHEN metadata_json IS NULL THEN excluded.metadata_json
 				ELSE json_patch(metadata_json, excluded.metadata_json) END,
-			ai_agent_id = CASE WHEN excluded.call_log_id IS NOT NULL THEN excluded.ai_agent_id ELSE ai_agent_id END
-		RETURNING id, ai_tool || char(31) || hostname || char(31) || COALESCE(ai_session_id, '') || char(31) || call_id`
+			ai_agent_id = CASE WHEN excluded.call_log_id IS NOT NULL THEN excluded.ai_agent_id ELSE ai_agent_id END,
+			class = excluded.class, why = excluded.why, op = excluded.op, loads_skill = excluded.loads_skill,
+			facts_version = CASE WHEN ` + factsKept + ` THEN excluded.facts_version END
+		RETURNING id, ai_tool || char(31) || hostname || char(31) || COALESCE(ai_session_id, '') || char(31) || call_id,
+			facts_version IS NULL`
 }
+
+// factsKept holds, in toolSQL's DO UPDATE, when the merged row has exactly
+// the inputs the new side's facts were derived from (the new side knows
+// every input the stored row knows, or the stored row does not know it
+// either): the facts stay valid. Otherwise they are derived again from the
+// merged row before the transaction ends (see refreshFacts).
+const factsKept = `(excluded.tool_name <> '' OR tool_name = '')
+	AND (excluded.status IN ('success', 'error', 'cancelled') OR excluded.status = status
+		OR excluded.status = 'unknown' AND status = 'pending')
+	AND (excluded.is_error IS NOT NULL OR is_error IS NULL) AND (excluded.exit_code IS NOT NULL OR exit_code IS NULL)
+	AND (excluded.arguments_json IS NOT NULL OR arguments_json IS NULL)
+	AND (excluded.output_preview IS NOT NULL OR output_preview IS NULL)
+	AND (excluded.error_text IS NOT NULL OR error_text IS NULL)`
 
 // writeEvents stores the collected events and counts new rows: tool-call
 // ids above the table's largest id before the statement are new rows, the
@@ -395,13 +413,14 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		return c, fmt.Errorf("store tool events: %w", err)
 	}
 	tools := foldTools(p.tools)
+	var restale []int64
 	for _, sp := range spans(len(tools), eventChunk) {
 		part := tools[sp[0]:sp[1]]
 		st, err := w.stmt("tool", len(part), toolSQL)
 		if err != nil {
 			return c, err
 		}
-		args := make([]any, 0, 25*len(part))
+		args := make([]any, 0, 30*len(part))
 		for j := range part {
 			args = append(args, part[j].sqlArgs()...)
 			c.Merged += int64(part[j].merged)
@@ -415,11 +434,15 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		for rows.Next() {
 			var id int64
 			var key string
-			if err := rows.Scan(&id, &key); err != nil {
+			var stale bool
+			if err := rows.Scan(&id, &key, &stale); err != nil {
 				rows.Close()
 				return c, fmt.Errorf("store tool events: %w", err)
 			}
 			returned++
+			if stale {
+				restale = append(restale, id)
+			}
 			if id > maxID && !fresh[id] {
 				if dryKeys != nil && dryKeys[key] {
 					maxID = max(maxID, id) // created earlier in the dry run
@@ -441,7 +464,49 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		c.Tools += int64(len(fresh))
 		c.Merged += int64(returned - len(fresh))
 	}
+	if err := w.refreshFacts(restale); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// refreshFacts derives again the facts of calls whose merge with a side
+// stored earlier changed what they were derived from.
+func (w *importTx) refreshFacts(ids []int64) error {
+	for len(ids) > 0 {
+		part := ids[:min(len(ids), eventChunk)]
+		ids = ids[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := w.tx.QueryContext(w.ctx, `SELECT id, `+factsInputCols+` FROM ai_mcp_events WHERE id IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("derive call facts: %w", err)
+		}
+		var fs []CallFacts
+		for rows.Next() {
+			var f CallFacts
+			var c toolcall.Call
+			if err := scanFactsInput(rows, &f.ID, &c); err != nil {
+				rows.Close()
+				return fmt.Errorf("derive call facts: %w", err)
+			}
+			f.Facts, f.Version = toolcall.Read(c), toolcall.Version
+			fs = append(fs, f)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("derive call facts: %w", err)
+		}
+		for _, f := range fs {
+			if _, err := w.exec(setFactsSQL, factsArgs(f)...); err != nil {
+				return fmt.Errorf("store call facts: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func hookArgs(r eventRow, h *cortex.HookEvent) []any {
@@ -575,10 +640,31 @@ func anyp[T any](p *T) any {
 }
 
 func (v *toolVals) sqlArgs() []any {
+	f := v.facts()
 	return []any{anyp(v.callLog), anyp(v.resultLog), v.tool, nullStr(v.project), nullStr(v.session), v.host, v.ts,
 		anyp(v.callTS), anyp(v.resultTS), anyp(v.turn), v.callID, v.toolName, anyp(v.server), anyp(v.mcpTool), v.eventKind,
 		anyp(v.resultKind), v.status, anyp(v.duration), nullBool(v.isErr), nullInt(v.exit), anyp(v.args), anyp(v.out),
-		anyp(v.errText), metaJSON(v.meta), nullStr(v.thread)}
+		anyp(v.errText), metaJSON(v.meta), nullStr(v.thread), f.Class, nullStr(f.Why), f.Op, boolInt(f.LoadsSkill),
+		toolcall.Version}
+}
+
+// facts derives the call's facts from what this row carries.
+func (v *toolVals) facts() toolcall.Facts {
+	c := toolcall.Call{ToolName: v.toolName, Status: v.status, IsError: v.isErr != nil && *v.isErr}
+	if v.exit != nil {
+		e := int64(*v.exit)
+		c.ExitCode = &e
+	}
+	if v.args != nil {
+		c.Arguments = *v.args
+	}
+	if v.out != nil {
+		c.Output = *v.out
+	}
+	if v.errText != nil {
+		c.ErrorText = *v.errText
+	}
+	return toolcall.Read(c)
 }
 
 // foldTools merges the events of one call seen in the same transaction, in

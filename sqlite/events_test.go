@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/toolcall"
 )
 
 func bptr(b bool) *bool { return &b }
@@ -215,4 +216,87 @@ func TestConfigHooksInsertThenRefresh(t *testing.T) {
 	if err != nil || len(list.Events) != 4 || list.Events[0].LogID != nil {
 		t.Errorf("listing: %+v %v", list, err)
 	}
+}
+
+// Every stored call carries the facts of its merged row, whichever way its
+// sides met: in one record, folded in Go within a transaction, or merged
+// by the upsert across transactions (derived again before the commit).
+// Sides that change nothing keep the facts.
+func TestCallFactsFollowTheMergedRow(t *testing.T) {
+	shell := func(id string, status string, isErr bool, out string) (cortex.Events, cortex.Events) {
+		call := cortex.Events{Tools: []cortex.ToolEvent{{CallID: id, ToolName: "Bash", EventKind: cortex.ToolClaudeUse, HasCall: true,
+			ArgumentsJSON: `{"command":"npm test | head -5"}`}}}
+		res := cortex.ToolEvent{CallID: id, EventKind: cortex.ToolClaudeResult, HasResult: true, Status: status, IsError: bptr(isErr)}
+		if isErr {
+			res.ErrorText = out
+		} else {
+			res.OutputPreview = out
+		}
+		return call, cortex.Events{Tools: []cortex.ToolEvent{res}}
+	}
+	for _, order := range []string{"one-batch", "separate-transactions", "result-first-separately"} {
+		t.Run(order, func(t *testing.T) {
+			db, _ := openTestDB(t)
+			callEv, resEv := shell("toolu_1", cortex.CallSuccess, false, "Error: Cannot find module 'vitest'")
+			call := withEvents(rec("c", "", cortex.RoleToolCall, "call", t0), callEv)
+			result := withEvents(rec("r", "", cortex.RoleToolResult, "result", t0.Add(time.Second)), resEv)
+			switch order {
+			case "one-batch":
+				mustImport(t, db, batch("/t/a.jsonl", call, result))
+			case "separate-transactions":
+				mustImport(t, db, batch("/t/a.jsonl", call))
+				if f := storedFacts(t, db, "toolu_1"); f.Class != toolcall.ClassUnknown || f.Op != "Bash npm test" {
+					t.Fatalf("a pending call: %+v", f)
+				}
+				mustImport(t, db, batch("/t/a.jsonl", result))
+			default:
+				mustImport(t, db, batch("/t/a.jsonl", result))
+				mustImport(t, db, batch("/t/a.jsonl", call))
+			}
+			got := storedFacts(t, db, "toolu_1")
+			want := sqlFacts{Facts: toolcall.Read(toolcall.Call{ToolName: "Bash", Status: cortex.CallSuccess,
+				Arguments: `{"command":"npm test | head -5"}`, Output: "Error: Cannot find module 'vitest'"}), Version: toolcall.Version}
+			if got != want {
+				t.Errorf("stored %+v, want %+v", got, want)
+			}
+			if want.Class != toolcall.ClassFailedInOutput {
+				t.Fatalf("the case is not a masked failure: %+v", want)
+			}
+			// A stored call read again by an older binary's rules is
+			// found stale; storing facts clears it.
+			raw := rawConn(t, db.Path())
+			if _, err := raw.Exec(`UPDATE ai_mcp_events SET facts_version = 7`); err != nil {
+				t.Fatal(err)
+			}
+			stale, err := db.StaleCallFacts(context.Background(), toolcall.Version, 0, 10)
+			if err != nil || len(stale) != 1 || stale[0].Output != "Error: Cannot find module 'vitest'" {
+				t.Fatalf("stale calls: %+v, %v", stale, err)
+			}
+			if err := db.SetCallFacts(context.Background(), []CallFacts{{ID: stale[0].ID, Facts: toolcall.Read(stale[0].Call),
+				Version: toolcall.Version}}); err != nil {
+				t.Fatal(err)
+			}
+			if s, _ := db.StaleCallFacts(context.Background(), toolcall.Version, 0, 10); len(s) != 0 || storedFacts(t, db, "toolu_1") != want {
+				t.Errorf("after the refresh: %d stale, %+v", len(s), storedFacts(t, db, "toolu_1"))
+			}
+		})
+	}
+}
+
+type sqlFacts struct {
+	toolcall.Facts
+	Version int
+}
+
+func storedFacts(t *testing.T, db *DB, callID string) sqlFacts {
+	t.Helper()
+	var f sqlFacts
+	var why sql.NullString
+	var loads int
+	if err := db.r.QueryRow(`SELECT class, why, op, loads_skill, facts_version FROM ai_mcp_events WHERE call_id = ?`, callID).Scan(
+		&f.Class, &why, &f.Op, &loads, &f.Version); err != nil {
+		t.Fatal(err)
+	}
+	f.Why, f.LoadsSkill = why.String, loads == 1
+	return f
 }

@@ -140,6 +140,7 @@ func rekey(ctx context.Context, tx *sql.Tx, u RescanUpdate) error {
 // parse errors, audited LLM errors, source errors.
 var redactedColumns = []struct{ table, key, column string }{
 	{"ai_mcp_events", "id", "arguments_json"}, {"ai_mcp_events", "id", "output_preview"}, {"ai_mcp_events", "id", "error_text"},
+	{"ai_mcp_events", "id", "why"}, {"ai_mcp_events", "id", "op"},
 	{"ai_hook_events", "id", "hook_command"}, {"ai_hook_events", "id", "stdout_preview"}, {"ai_hook_events", "id", "stderr_preview"},
 	{"ai_skill_events", "id", "metadata_json"}, {"ai_user_events", "id", "text"}, {"ai_user_events", "id", "metadata_json"},
 	{"transcript_parse_errors", "id", "error"}, {"transcript_parse_errors", "id", "preview"},
@@ -191,8 +192,12 @@ func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool)
 						return err
 					}
 					defer secureDelete(ctx, tx, false)
+					set := c.column + " = ?"
+					if c.table == "ai_mcp_events" && c.column != "why" && c.column != "op" {
+						set += ", facts_version = NULL" // derived from the old text: derived again
+					}
 					for _, u := range ups {
-						if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET %s = ? WHERE %s = ?`, c.table, c.column, c.key), u.val, u.id); err != nil {
+						if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET %s WHERE %s = ?`, c.table, set, c.key), u.val, u.id); err != nil {
 							return err
 						}
 					}

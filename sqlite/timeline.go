@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/toolcall"
 )
 
 // UserAct is a stored user event (ai_user_events): one thing the human did.
@@ -25,7 +28,8 @@ type UserAct struct {
 	Text      string
 	CallID    string
 	Source    string
-	Meta      map[string]string
+	// MetaJSON is the event's metadata as stored (see Meta).
+	MetaJSON string
 	// Voice is the stored reading of Text (see cortex.UserEvent),
 	// VoiceVersion the rules' version that read it (0: not read).
 	Voice        string
@@ -33,8 +37,14 @@ type UserAct struct {
 }
 
 const userActCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''), metadata_json,
-	COALESCE(voice, ''), COALESCE(voice_version, 0)`
+	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''),
+	COALESCE(metadata_json, ''), COALESCE(voice, ''), COALESCE(voice_version, 0)`
+
+// Meta decodes the event's metadata (decoded on demand: most readers
+// need none of it).
+func (a *UserAct) Meta() map[string]string {
+	return decodeMeta(sql.NullString{String: a.MetaJSON, Valid: true})
+}
 
 func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 	if err != nil {
@@ -45,12 +55,11 @@ func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 	for rows.Next() {
 		var a UserAct
 		var tool, ts string
-		var meta sql.NullString
 		if err := rows.Scan(&a.ID, &a.LogID, &tool, &a.Project, &a.Session, &a.Host, &a.Thread, &ts, &a.Kind, &a.Text,
-			&a.CallID, &a.Source, &meta, &a.Voice, &a.VoiceVersion); err != nil {
+			&a.CallID, &a.Source, &a.MetaJSON, &a.Voice, &a.VoiceVersion); err != nil {
 			return nil, queryFailed(err, "user events")
 		}
-		a.Tool, a.Timestamp, a.Meta = cortex.Tool(tool), parseStoredTime(ts), decodeMeta(meta)
+		a.Tool, a.Timestamp = cortex.Tool(tool), parseStoredTime(ts)
 		out = append(out, a)
 	}
 	return out, rows.Err()
@@ -155,33 +164,6 @@ type SessionSkill struct {
 	Kind      string
 	Thread    string
 	Project   string
-	Meta      map[string]string
-}
-
-// SessionSkillEvents returns the skill events of a session in time order,
-// at most limit.
-func (db *DB) SessionSkillEvents(ctx context.Context, s SessionScope, limit int) ([]SessionSkill, error) {
-	rows, err := db.query(ctx, `SELECT id, log_id, timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''),
-		event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, ''), metadata_json FROM ai_skill_events
-		INDEXED BY idx_ai_skill_events_session_time
-		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? ORDER BY timestamp, id LIMIT ?`,
-		s.Session, string(s.Tool), s.Host, limit)
-	if err != nil {
-		return nil, queryFailed(err, "skill events")
-	}
-	defer rows.Close()
-	var out []SessionSkill
-	for rows.Next() {
-		var e SessionSkill
-		var ts string
-		var meta sql.NullString
-		if err := rows.Scan(&e.ID, &e.LogID, &ts, &e.Skill, &e.Plugin, &e.Path, &e.Kind, &e.Thread, &e.Project, &meta); err != nil {
-			return nil, queryFailed(err, "skill events")
-		}
-		e.Timestamp, e.Meta = parseStoredTime(ts), decodeMeta(meta)
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // KnownSkillNames returns the skill names the store saw loaded as a skill
@@ -215,27 +197,25 @@ type SessionCall struct {
 	Output    string
 	// ResultTimestamp is when the result arrived (zero when pending).
 	ResultTimestamp time.Time
+	// Facts are the call's stored facts (package toolcall), FactsVersion
+	// the version of the rules that derived them (0: none yet).
+	toolcall.Facts
+	FactsVersion int
+}
+
+// Input is what the call's facts are derived from.
+func (c *SessionCall) Input() toolcall.Call {
+	return toolcall.Call{ToolName: c.ToolName, Status: c.Status, IsError: c.IsError, ExitCode: c.ExitCode,
+		Arguments: c.Arguments, Output: c.Output, ErrorText: c.ErrorText}
 }
 
 // SessionCalls returns the tool calls of a session in [from, to] (by call
-// time; the zero time leaves a side open), in time order, at most limit.
+// time; the zero time leaves a side open), in time order, at most limit,
+// with their texts and stored facts.
 func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
-	return db.sessionCalls(ctx, s, from, to, limit, `COALESCE(arguments_json, ''), COALESCE(output_preview, '')`)
-}
-
-// SessionCallTimes is SessionCalls without the texts: no output or error
-// text, and the arguments only of calls that read a SKILL.md (what tells a
-// skill load from work). For readers of when and where calls ran.
-func (db *DB) SessionCallTimes(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
-	return db.sessionCalls(ctx, s, from, to, limit,
-		`CASE WHEN instr(arguments_json, 'SKILL.md') > 0 THEN arguments_json ELSE '' END, ''`)
-}
-
-// sessionCalls reads a session's calls with the given expressions for
-// their arguments and output.
-func (db *DB) sessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int, texts string) ([]SessionCall, error) {
 	q, args := sessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
-		`+texts+`, COALESCE(result_timestamp, '')
+		COALESCE(arguments_json, ''), COALESCE(output_preview, ''), COALESCE(result_timestamp, ''),
+		COALESCE(class, ''), COALESCE(why, ''), COALESCE(op, ''), COALESCE(loads_skill, 0), COALESCE(facts_version, 0)
 		FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
 	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
@@ -248,12 +228,13 @@ func (db *DB) sessionCalls(ctx context.Context, s SessionScope, from, to time.Ti
 		var c SessionCall
 		var ts, rts string
 		var callLog, resultLog, exit sql.NullInt64
-		var isErr int
+		var isErr, loads int
 		if err := rows.Scan(&c.ID, &callLog, &resultLog, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &c.Status, &isErr, &exit,
-			&c.ErrorText, &c.CallID, &c.Thread, &c.TurnID, &c.Arguments, &c.Output, &rts); err != nil {
+			&c.ErrorText, &c.CallID, &c.Thread, &c.TurnID, &c.Arguments, &c.Output, &rts,
+			&c.Class, &c.Why, &c.Op, &loads, &c.FactsVersion); err != nil {
 			return nil, queryFailed(err, "tool calls")
 		}
-		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1
+		c.Timestamp, c.IsError, c.LoadsSkill = parseStoredTime(ts), isErr == 1, loads == 1
 		c.CallLogID, c.ResultLogID, c.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(exit)
 		if rts != "" {
 			c.ResultTimestamp = parseStoredTime(rts)
@@ -261,6 +242,47 @@ func (db *DB) sessionCalls(ctx context.Context, s SessionScope, from, to time.Ti
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// packedCallCols are the columns SessionCallFactsMany reads of a call from
+// the session's call index, packed in one JSON array (see
+// unpackCallFacts): each column a reader fetches costs two calls into
+// SQLite, each taking the connection's mutex, which cost more than the
+// index scan itself.
+const packedCallCols = `json_array(timestamp, tool_name, mcp_server, mcp_tool, is_error, call_id, ai_agent_id, result_timestamp,
+	class, loads_skill, facts_version, call_log_id, result_log_id, op)`
+
+// callParsers parse packedCallCols (one parser per goroutine at a time).
+var callParsers fastjson.ParserPool
+
+// unpackCallFacts reads packedCallCols into c.
+func unpackCallFacts(packed string, c *SessionCall) error {
+	p := callParsers.Get()
+	defer callParsers.Put(p)
+	v, err := p.Parse(packed)
+	if err != nil {
+		return fmt.Errorf("packed call facts: %w", err)
+	}
+	f := v.GetArray()
+	if len(f) != 14 {
+		return fmt.Errorf("packed call facts: %d fields", len(f))
+	}
+	str := func(i int) string { return string(f[i].GetStringBytes()) }
+	num := func(i int) int64 { return f[i].GetInt64() }
+	c.Timestamp = parseStoredTime(str(0))
+	c.ToolName, c.MCPServer, c.MCPTool = str(1), str(2), str(3)
+	c.IsError, c.CallID, c.Thread = num(4) == 1, str(5), str(6)
+	if rts := str(7); rts != "" {
+		c.ResultTimestamp = parseStoredTime(rts)
+	}
+	c.Class, c.LoadsSkill, c.FactsVersion, c.Op = str(8), num(9) == 1, int(num(10)), str(13)
+	for i, p := range []**int64{&c.CallLogID, &c.ResultLogID} {
+		if f[11+i].Type() == fastjson.TypeNumber {
+			n := num(11 + i)
+			*p = &n
+		}
+	}
+	return nil
 }
 
 // HookRun is a runtime hook run as the friction lens attributes with it.
@@ -272,32 +294,6 @@ type HookRun struct {
 	Name      string
 	Status    string
 	ExitCode  *int64
-}
-
-// SessionHookRuns returns the runtime hook runs of a session in [from, to]
-// whose status is not success, in time order, at most limit.
-func (db *DB) SessionHookRuns(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]HookRun, error) {
-	q, args := sessionRange(`SELECT id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''), status, exit_code
-		FROM ai_hook_events INDEXED BY idx_ai_hook_events_session_time
-		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND evidence_kind = 'runtime_transcript'
-		AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)`, s, from, to)
-	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, queryFailed(err, "hook events")
-	}
-	defer rows.Close()
-	var out []HookRun
-	for rows.Next() {
-		var h HookRun
-		var ts string
-		var exit sql.NullInt64
-		if err := rows.Scan(&h.ID, &h.LogID, &ts, &h.Event, &h.Name, &h.Status, &exit); err != nil {
-			return nil, queryFailed(err, "hook events")
-		}
-		h.Timestamp, h.ExitCode = parseStoredTime(ts), ptrInt64(exit)
-		out = append(out, h)
-	}
-	return out, rows.Err()
 }
 
 // FirstPrompt returns the id of a session's first typed prompt or command

@@ -1,0 +1,139 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/cortexhq/cortex/toolcall"
+)
+
+// CallFacts is a tool call's derived facts (package toolcall) to store,
+// with the version of the rules that derived them.
+type CallFacts struct {
+	ID int64
+	toolcall.Facts
+	Version int
+}
+
+// factsInputCols are the columns the facts of a call are derived from (see
+// scanFactsInput).
+const factsInputCols = `tool_name, status, COALESCE(is_error, 0), exit_code, COALESCE(arguments_json, ''),
+	COALESCE(output_preview, ''), COALESCE(error_text, '')`
+
+// scanFactsInput reads an id and factsInputCols.
+func scanFactsInput(row scanner, id *int64, c *toolcall.Call) error {
+	var isErr int
+	var exit sql.NullInt64
+	if err := row.Scan(id, &c.ToolName, &c.Status, &isErr, &exit, &c.Arguments, &c.Output, &c.ErrorText); err != nil {
+		return err
+	}
+	c.IsError, c.ExitCode = isErr == 1, ptrInt64(exit)
+	return nil
+}
+
+const setFactsSQL = `UPDATE ai_mcp_events SET class = ?, why = ?, op = ?, loads_skill = ?, facts_version = ? WHERE id = ?`
+
+func factsArgs(f CallFacts) []any {
+	return []any{f.Class, nullStr(f.Why), f.Op, boolInt(f.LoadsSkill), f.Version, f.ID}
+}
+
+// StaleCall is a tool call whose stored facts are missing or of other
+// rules, with what they are derived from.
+type StaleCall struct {
+	ID int64
+	toolcall.Call
+}
+
+// StaleCallFacts returns up to limit tool calls after id whose stored facts
+// are not of the given rules version, by id: what a refresh derives again.
+func (db *DB) StaleCallFacts(ctx context.Context, version int, after int64, limit int) ([]StaleCall, error) {
+	// The version index finds the stale calls (NULL and other versions
+	// sort apart from the current one); they are then read in id order.
+	rows, err := db.query(ctx, `SELECT id, `+factsInputCols+` FROM ai_mcp_events WHERE id IN (
+		SELECT id FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_facts_version
+		WHERE (facts_version IS NULL OR facts_version < ? OR facts_version > ?) AND id > ? ORDER BY id LIMIT ?) ORDER BY id`,
+		version, version, after, limit)
+	if err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	defer rows.Close()
+	var out []StaleCall
+	for rows.Next() {
+		var c StaleCall
+		if err := scanFactsInput(rows, &c.ID, &c.Call); err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SetCallFacts stores derived facts of tool calls, in one transaction.
+func (db *DB) SetCallFacts(ctx context.Context, facts []CallFacts) error {
+	if len(facts) == 0 {
+		return nil
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, setFactsSQL)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, f := range facts {
+			if _, err := st.ExecContext(ctx, factsArgs(f)...); err != nil {
+				return fmt.Errorf("store call facts: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// CallTexts is what a tool call's texts and outcome say, for the calls a
+// bundle shows (the lenses classify from the stored facts alone).
+type CallTexts struct {
+	Status    string
+	ExitCode  *int64
+	Arguments string
+	Output    string
+	ErrorText string
+	// Why is the stored line that shows a failure.
+	Why string
+}
+
+// CallTextsByID returns the texts of tool calls, by event id.
+func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]CallTexts, error) {
+	out := make(map[int64]CallTexts, len(ids))
+	for len(ids) > 0 {
+		part := ids[:min(len(ids), 500)]
+		ids = ids[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := db.query(ctx, `SELECT id, status, exit_code, COALESCE(arguments_json, ''), COALESCE(output_preview, ''),
+			COALESCE(error_text, ''), COALESCE(why, '') FROM ai_mcp_events WHERE id IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+		if err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		for rows.Next() {
+			var id int64
+			var t CallTexts
+			var exit sql.NullInt64
+			if err := rows.Scan(&id, &t.Status, &exit, &t.Arguments, &t.Output, &t.ErrorText, &t.Why); err != nil {
+				rows.Close()
+				return nil, queryFailed(err, "tool calls")
+			}
+			t.ExitCode = ptrInt64(exit)
+			out[id] = t
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+	}
+	return out, nil
+}

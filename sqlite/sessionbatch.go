@@ -1,0 +1,275 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// Reads of many sessions at once: the incident engine's skill and
+// friction lenses read hundreds of sessions per answer, and a query's own
+// cost (binding, stepping into it, the pool) is as large as reading a
+// small session's rows. Sessions are read in chunks of a few statement
+// shapes (see spans), each chunk one query.
+
+// sessionBatch is the most sessions (or windows) one query reads.
+const sessionBatch = 64
+
+// inList returns "(?,?,…)" for n values.
+func inList(n int) string {
+	return "(" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+}
+
+// sessionChunks returns the distinct session ids of scopes as query
+// arguments, in chunks of statement sizes.
+func sessionChunks(scopes []SessionScope) [][]any {
+	seen := map[string]bool{}
+	var ids []any
+	for _, s := range scopes {
+		if !seen[s.Session] {
+			seen[s.Session] = true
+			ids = append(ids, s.Session)
+		}
+	}
+	var out [][]any
+	for _, sp := range spans(len(ids), sessionBatch) {
+		out = append(out, ids[sp[0]:sp[1]])
+	}
+	return out
+}
+
+// SessionsUserActs returns the user events of whole sessions, in time
+// order, at most limit per session (the first ones).
+func (db *DB) SessionsUserActs(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]UserAct, error) {
+	want := wanted(scopes)
+	out := make(map[SessionScope][]UserAct, len(scopes))
+	for _, ids := range sessionChunks(scopes) {
+		acts, err := collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
+			WHERE ai_session_id IN `+inList(len(ids))+` ORDER BY ai_session_id, timestamp, id`, ids...))
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range acts {
+			k := SessionScope{Tool: a.Tool, Session: a.Session, Host: a.Host}
+			if want[k] && len(out[k]) < limit {
+				out[k] = append(out[k], a)
+			}
+		}
+	}
+	return out, nil
+}
+
+func wanted(scopes []SessionScope) map[SessionScope]bool {
+	m := make(map[SessionScope]bool, len(scopes))
+	for _, s := range scopes {
+		m[s] = true
+	}
+	return m
+}
+
+// SessionsSkillEvents returns the skill events of whole sessions, in time
+// order, at most limit per session (the first ones), without their
+// metadata (see SkillEventMeta).
+func (db *DB) SessionsSkillEvents(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]SessionSkill, error) {
+	want := wanted(scopes)
+	out := make(map[SessionScope][]SessionSkill, len(scopes))
+	for _, ids := range sessionChunks(scopes) {
+		rows, err := db.query(ctx, `SELECT ai_tool, ai_session_id, hostname, id, log_id, timestamp, skill_name,
+			COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, '')
+			FROM ai_skill_events INDEXED BY idx_ai_skill_events_session_time
+			WHERE ai_session_id IN `+inList(len(ids))+` ORDER BY ai_session_id, ai_tool, hostname, timestamp, id`, ids...)
+		if err != nil {
+			return nil, queryFailed(err, "skill events")
+		}
+		for rows.Next() {
+			var k SessionScope
+			var e SessionSkill
+			var tool, ts string
+			if err := rows.Scan(&tool, &k.Session, &k.Host, &e.ID, &e.LogID, &ts, &e.Skill, &e.Plugin, &e.Path, &e.Kind,
+				&e.Thread, &e.Project); err != nil {
+				rows.Close()
+				return nil, queryFailed(err, "skill events")
+			}
+			k.Tool = cortex.Tool(tool)
+			if want[k] && len(out[k]) < limit {
+				e.Timestamp = parseStoredTime(ts)
+				out[k] = append(out[k], e)
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, queryFailed(err, "skill events")
+		}
+	}
+	return out, nil
+}
+
+// SkillEventMeta returns a skill event's stored metadata (nil when none).
+func (db *DB) SkillEventMeta(ctx context.Context, id int64) (map[string]string, error) {
+	var meta sql.NullString
+	if err := db.queryRow(ctx, `SELECT metadata_json FROM ai_skill_events WHERE id = ?`, id).Scan(&meta); err != nil {
+		return nil, queryFailed(err, "skill events")
+	}
+	return decodeMeta(meta), nil
+}
+
+// CallWindow is a span of a session's tool calls to read: calls made in
+// [From, To] (a zero time leaves its side open), of the given agent
+// threads (all when empty).
+type CallWindow struct {
+	Scope    SessionScope
+	From, To time.Time
+	Threads  []string
+}
+
+// callWindowSQL reads n windows' calls (packedCallCols), at most limit per
+// window, each tagged with its window's index, in window and time order.
+// The limit is written into the statement: a bound LIMIT inside a compound
+// statement's subqueries makes SQLite prepare the statement again at every
+// run (it marks the parameter as one the plan depends on).
+func callWindowSQL(n, limit int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		// Threads come as one unit-separated list ("" for all threads).
+		b.WriteString(`SELECT * FROM (SELECT ? AS w, id, ` + packedCallCols + `
+			FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+			WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+			AND (? = '' OR instr(?, char(31) || COALESCE(ai_agent_id, '') || char(31)) > 0)
+			ORDER BY timestamp, id LIMIT ` + strconv.Itoa(limit) + `)`)
+	}
+	return b.String()
+}
+
+// SessionCallFactsMany returns the calls of many windows (at most limit
+// each, the first ones), in time order, from the session's call index
+// alone: no texts, status or exit code, and no failure line (the lenses
+// classify calls by their stored facts and read texts only for the calls
+// they show, see CallTextsByID, or whose facts are of other rules).
+func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit int) ([][]SessionCall, error) {
+	out := make([][]SessionCall, len(ws))
+	for _, sp := range spans(len(ws), sessionBatch/2) {
+		part := ws[sp[0]:sp[1]]
+		args := make([]any, 0, 8*len(part))
+		for i, w := range part {
+			from, to := "", "\xff"
+			if !w.From.IsZero() {
+				from = cortex.FormatTime(w.From)
+			}
+			if !w.To.IsZero() {
+				to = cortex.FormatTime(w.To)
+			}
+			threads := ""
+			if len(w.Threads) > 0 {
+				threads = "\x1f" + strings.Join(w.Threads, "\x1f") + "\x1f"
+			}
+			args = append(args, sp[0]+i, w.Scope.Session, string(w.Scope.Tool), w.Scope.Host, from, to, threads, threads)
+		}
+		rows, err := db.query(ctx, callWindowSQL(len(part), limit), args...)
+		if err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		for rows.Next() {
+			var w int
+			var c SessionCall
+			var packed string
+			if err := rows.Scan(&w, &c.ID, &packed); err != nil {
+				rows.Close()
+				return nil, queryFailed(err, "tool calls")
+			}
+			if err := unpackCallFacts(packed, &c); err != nil {
+				rows.Close()
+				return nil, queryFailed(err, "tool calls")
+			}
+			out[w] = append(out[w], c)
+		}
+		for _, cs := range out[sp[0]:sp[1]] {
+			// Each window's calls come in time order (the statement
+			// reads them so); this only makes it certain.
+			slices.SortStableFunc(cs, func(a, b SessionCall) int {
+				if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.ID, b.ID)
+			})
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+	}
+	return out, nil
+}
+
+// hookWindowSQL reads n windows' runtime hook runs whose status is not
+// success (or that exited non-zero), at most limit per window (written into the statement:
+// see callWindowSQL), each tagged with its window's index.
+func hookWindowSQL(n, limit int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		b.WriteString(`SELECT * FROM (SELECT ? AS w, id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''),
+			status, exit_code FROM ai_hook_events INDEXED BY idx_ai_hook_events_session_time
+			WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+			AND evidence_kind = 'runtime_transcript' AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)
+			ORDER BY timestamp, id LIMIT ` + strconv.Itoa(limit) + `)`)
+	}
+	return b.String()
+}
+
+// SessionHookRunsMany returns the runtime hook runs of many windows (a
+// window's threads are ignored) whose status is not success or that
+// exited non-zero, in time order, at most limit per window (the first).
+func (db *DB) SessionHookRunsMany(ctx context.Context, ws []CallWindow, limit int) ([][]HookRun, error) {
+	out := make([][]HookRun, len(ws))
+	for _, sp := range spans(len(ws), sessionBatch/2) {
+		part := ws[sp[0]:sp[1]]
+		args := make([]any, 0, 6*len(part))
+		for i, w := range part {
+			args = append(args, sp[0]+i, w.Scope.Session, string(w.Scope.Tool), w.Scope.Host,
+				cortex.FormatTime(w.From), cortex.FormatTime(w.To))
+		}
+		rows, err := db.query(ctx, hookWindowSQL(len(part), limit), args...)
+		if err != nil {
+			return nil, queryFailed(err, "hook events")
+		}
+		for rows.Next() {
+			var w int
+			var h HookRun
+			var ts string
+			var exit sql.NullInt64
+			if err := rows.Scan(&w, &h.ID, &h.LogID, &ts, &h.Event, &h.Name, &h.Status, &exit); err != nil {
+				rows.Close()
+				return nil, queryFailed(err, "hook events")
+			}
+			h.Timestamp, h.ExitCode = parseStoredTime(ts), ptrInt64(exit)
+			out[w] = append(out[w], h)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, queryFailed(err, "hook events")
+		}
+		for _, hs := range out[sp[0]:sp[1]] {
+			slices.SortStableFunc(hs, func(a, b HookRun) int {
+				if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.ID, b.ID)
+			})
+		}
+	}
+	return out, nil
+}
