@@ -48,7 +48,11 @@ type SearchHit struct {
 	IsError        bool     `json:"is_error,omitempty"`
 	TranscriptPath string   `json:"ai_transcript_path,omitempty"`
 	Line           int64    `json:"line,omitempty"`
-	Snippet        string   `json:"snippet"`
+	// Snippet is an excerpt of the row's full text around the first match;
+	// Highlights are the byte ranges [start, end) of the matched words in
+	// it. The row's full record: `cortex show row ID`.
+	Snippet    string   `json:"snippet"`
+	Highlights [][2]int `json:"highlights,omitempty"`
 }
 
 // SearchResult is the answer to a search.
@@ -59,6 +63,16 @@ type SearchResult struct {
 	Total          int         `json:"total"`
 	Truncated      bool        `json:"truncated"`
 	LimitClampedTo int         `json:"limit_clamped_to,omitempty"`
+	// NotYetSearchable counts the stored rows the search index has not
+	// reached yet (it indexes behind the row writer): a search does not
+	// see them. Estimated is set when the count is an upper bound read
+	// from the row ids (many rows behind).
+	NotYetSearchable          int64 `json:"not_yet_searchable"`
+	NotYetSearchableEstimated bool  `json:"not_yet_searchable_estimated,omitempty"`
+	// RankWindow is how many of the newest matches --rank ordered by
+	// relevance when there were more (RankWindowTruncated).
+	RankWindow          int  `json:"rank_window,omitempty"`
+	RankWindowTruncated bool `json:"rank_window_truncated,omitempty"`
 }
 
 // SessionParams filter the session list.
@@ -120,6 +134,21 @@ type Status struct {
 	// LogIngest reports the log receivers' counters by source, accumulated
 	// over runs: what they received, stored, dropped and could not parse.
 	LogIngest []LogIngestCounters `json:"log_ingest"`
+	// Search is the state of the search index.
+	Search SearchStatus `json:"search"`
+}
+
+// SearchStatus describes the search index: its file, and how far behind
+// the stored rows it is (it indexes behind the row writer).
+type SearchStatus struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	// Built is false when the store has no search index yet.
+	Built bool `json:"built"`
+	// NotYetSearchable counts stored rows the index has not reached
+	// (Estimated: an upper bound from the row ids).
+	NotYetSearchable int64 `json:"not_yet_searchable"`
+	Estimated        bool  `json:"not_yet_searchable_estimated,omitempty"`
 }
 
 // LogIngestCounters are the counters of one log source: "syslog:udp",

@@ -34,6 +34,10 @@ func System() *IOStreams {
 	}
 }
 
+// ColorEnabled reports whether Out takes colour: a terminal, and NO_COLOR
+// (no-color.org) unset.
+func (s *IOStreams) ColorEnabled() bool { return s.StdoutTTY && os.Getenv("NO_COLOR") == "" }
+
 // WriteJSON writes v as indented JSON.
 func (s *IOStreams) WriteJSON(v any) error {
 	enc := json.NewEncoder(s.Out)

@@ -80,6 +80,12 @@ func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
 	if opts.JSON {
 		return f.IO.WriteJSON(res)
 	}
+	defer func() {
+		if res.NotYetSearchable > 0 {
+			f.IO.Printf("(%s not yet searchable: the search index is behind the stored rows; cortex status shows it)\n",
+				notYetSearchable(res.NotYetSearchable, res.NotYetSearchableEstimated))
+		}
+	}()
 	if len(res.Hits) == 0 {
 		f.IO.Printf("No matches for %s.\n", Safe(opts.Query))
 		return nil
@@ -90,14 +96,43 @@ func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
 		if h.ToolName != "" {
 			who += ":" + h.ToolName
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", h.Timestamp[:19], h.Tool, OneLine(who, 28), OneLine(shortSession(h.SessionID), 12))
-		fmt.Fprintf(w, "  %s\n", OneLine(h.Snippet, 200))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\trow %d\n", h.Timestamp[:19], h.Tool, OneLine(who, 28), OneLine(shortSession(h.SessionID), 12), h.ID)
+		fmt.Fprintf(w, "  %s\n", markMatches(f.IO, h.Snippet, h.Highlights))
 	}
 	w.Flush()
-	if res.Truncated {
+	switch {
+	case res.Truncated && opts.Rank:
+		f.IO.Printf("(showing the %d most relevant; use --limit or narrow with --since/--tool/--project)\n", len(res.Hits))
+	case res.Truncated:
 		f.IO.Printf("(showing the newest %d; use --limit or narrow with --since/--tool/--project)\n", len(res.Hits))
 	}
+	if res.RankWindowTruncated {
+		f.IO.Printf("(ranked among the newest %d matches)\n", res.RankWindow)
+	}
+	f.IO.Printf("(open a row with: cortex show row ID)\n")
 	return nil
+}
+
+// markMatches renders a snippet on one line with its matched words marked:
+// bold on a colour terminal, between » and « otherwise. Untrusted text is
+// made safe first, so ranges are applied to the original snippet's pieces.
+func markMatches(io *IOStreams, snippet string, ranges [][2]int) string {
+	var b strings.Builder
+	at := 0
+	open, shut := "»", "«"
+	if io.ColorEnabled() {
+		open, shut = "\x1b[1m", "\x1b[0m"
+	}
+	for _, r := range ranges {
+		if r[0] < at || r[1] > len(snippet) {
+			continue
+		}
+		b.WriteString(Safe(snippet[at:r[0]]))
+		b.WriteString(open + Safe(snippet[r[0]:r[1]]) + shut)
+		at = r[1]
+	}
+	b.WriteString(Safe(snippet[at:]))
+	return b.String()
 }
 
 func shortSession(s string) string {

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"context"
-
+	"fmt"
 	"sort"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 )
 
@@ -62,6 +63,7 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 		}
 		o.Printf("\n")
 	}
+	o.Printf("Search    %s\n", searchStatusLine(st.Search))
 	o.Printf("Sources   %d files", st.Sources.Files)
 	for _, k := range sortedKeys(st.Sources.ByKind) {
 		o.Printf(", %d %s", st.Sources.ByKind[k], k)
@@ -107,4 +109,29 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// searchStatusLine describes the search index's state in one line.
+func searchStatusLine(s cortex.SearchStatus) string {
+	switch {
+	case !s.Built:
+		return "no index yet (cortex index or cortex watch builds it)"
+	case s.NotYetSearchable == 0:
+		return fmt.Sprintf("%.1f MB, every row searchable", float64(s.Bytes)/1e6)
+	}
+	return fmt.Sprintf("%.1f MB, %s not yet searchable (indexed behind the row writer by index, watch and serve)",
+		float64(s.Bytes)/1e6, notYetSearchable(s.NotYetSearchable, s.Estimated))
+}
+
+// notYetSearchable renders a count of rows the search index has not
+// reached ("about" when it is an estimate).
+func notYetSearchable(n int64, estimated bool) string {
+	rows := "rows"
+	if n == 1 {
+		rows = "row"
+	}
+	if estimated {
+		return fmt.Sprintf("about %d %s", n, rows)
+	}
+	return fmt.Sprintf("%d %s", n, rows)
 }

@@ -69,18 +69,20 @@ func (abuseLens) prepare(p *cortex.IncidentParams) error {
 }
 
 // termMatches runs the FTS candidate query (stemmed, so it over-matches)
-// over user rows and keeps the rows where the user used a term — read by
+// over user rows (and those the search index has not reached yet) and keeps the rows where the user used a term — read by
 // package voice from the user's own words (the row's user event: no IDE
 // context, no quotations, no term talked about rather than used). It
 // returns the rows scanned (at most capRows), the matches with their
 // strongest term and intensity, and whether older candidates were left.
 func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, terms []string, capRows int) ([]sqlite.TextCandidate, []voice.Reading, int, bool, error) {
 	f.Limit = capRows + 1
-	rows, err := db.UserTextMatches(ctx, sqlite.TermsQuery(terms), f)
+	rows, complete, err := db.UserTextMatches(ctx, sqlite.TermsQuery(terms), f)
 	if err != nil {
 		return nil, nil, 0, false, err
 	}
-	truncated := len(rows) > capRows
+	// Rows the search index has not reached were read as candidates when
+	// few; when many, they were not scanned.
+	truncated := len(rows) > capRows || !complete
 	if truncated {
 		rows = rows[:capRows]
 	}

@@ -151,6 +151,13 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 		close(out)
 	}()
 
+	// The search index follows the rows on the other cores.
+	var search *searchAlong
+	if ss, ok := store.(SearchStore); ok {
+		search = startSearch(ctx, ss, start, opts.Now, opts.SearchProgress)
+		search.stored() // rows an earlier run left unindexed
+	}
+
 	// The writer: this goroutine. Batches of one file arrive in order; the
 	// writer groups whatever is queued into one transaction.
 	w := &writer{store: store, sum: &sum, prog: &prog, rejected: map[string]error{}}
@@ -158,6 +165,7 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 		group, more := gather(out)
 		if len(group) > 0 {
 			w.commit(ctx, group, cancelWorkers)
+			search.stored()
 			if opts.Progress != nil {
 				opts.Progress(prog)
 			}
@@ -168,6 +176,13 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 	}
 	storeErr := w.storeErr
 	sum.Elapsed = Duration(opts.Now().Sub(start))
+	if search != nil {
+		ss, err := search.finish()
+		sum.Search = &ss
+		if err != nil && storeErr == nil {
+			storeErr = err
+		}
+	}
 	if secs := time.Duration(sum.Elapsed).Seconds(); secs > 0 {
 		sum.RecordsPerS = math.Round(float64(sum.Records)/secs*10) / 10
 		sum.RowsPerS = math.Round(float64(sum.Inserted)/secs*10) / 10

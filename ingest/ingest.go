@@ -15,6 +15,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/redact"
+	"github.com/cortexhq/cortex/sqlite"
 )
 
 // Store is what ingest needs from the database.
@@ -44,12 +45,14 @@ type Options struct {
 	// BatchRecords and BatchBytes bound one write transaction.
 	BatchRecords int
 	BatchBytes   int
-	// Progress, when set, is called after every committed batch.
-	Progress func(Progress)
-	Logger   *slog.Logger
-	Redactor *redact.Redactor
-	Codec    *rawcodec.Codec
-	Now      func() time.Time
+	// Progress, when set, is called after every committed batch;
+	// SearchProgress after every transaction of the search index.
+	Progress       func(Progress)
+	SearchProgress func(sqlite.SearchProgress)
+	Logger         *slog.Logger
+	Redactor       *redact.Redactor
+	Codec          *rawcodec.Codec
+	Now            func() time.Time
 }
 
 // Progress is a running total reported while indexing.
@@ -122,6 +125,9 @@ type Summary struct {
 	MBPerS       float64     `json:"mb_per_sec"`
 	Errors       []FileError `json:"errors,omitempty"`
 	Canceled     bool        `json:"canceled,omitempty"`
+	// Search reports the search index's work (rows are searchable when
+	// it caught up); nil for a store without one.
+	Search *SearchSummary `json:"search,omitempty"`
 }
 
 // Failure returns an error when the run could not index everything it was

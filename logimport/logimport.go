@@ -191,11 +191,22 @@ func Import(ctx context.Context, store Store, paths []string, opts Options) (Sum
 			return sum, err
 		}
 	}
+	// The lines are searchable once the search index caught up.
+	if ss, ok := store.(searchStore); ok {
+		if _, err := ss.IndexSearch(ctx, nil); err != nil {
+			return sum, err
+		}
+	}
 	if secs := opts.Now().Sub(start).Seconds(); secs > 0 {
 		sum.ElapsedS = math.Round(secs*1000) / 1000
 		sum.LinesPerS = math.Round(float64(sum.Lines) / secs)
 	}
 	return sum, nil
+}
+
+// searchStore is a store whose search index is written behind its rows.
+type searchStore interface {
+	IndexSearch(ctx context.Context, progress func(sqlite.SearchProgress)) (sqlite.SearchProgress, error)
 }
 
 // fileRun is the state of importing one file.

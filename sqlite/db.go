@@ -26,6 +26,7 @@ import (
 	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/rawcodec"
 )
 
 //go:embed migrations/*.sql
@@ -55,6 +56,21 @@ type DB struct {
 	ro    bool
 	stmts *stmtCache
 	reads readStmts
+	// sw writes the search file (see search.go); searchAttached says
+	// whether readers see it; searchMu serializes this process's indexers.
+	sw             *sql.DB
+	searchAttached bool
+	searchMu       sync.Mutex
+	codec          *rawcodec.Codec
+	// onRead, when set (by tests), sees the engine's reads before they
+	// run: the query-plan gates check them.
+	onRead func(query string, args []any)
+	// KickSearch's background catch-up.
+	kickMu             sync.Mutex
+	kicking, kickAgain bool
+	kickWG             sync.WaitGroup
+	kickCtx            context.Context
+	kickStop           context.CancelFunc
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -70,6 +86,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		opts.Readers = max(4, 2*runtime.NumCPU())
 	}
 	db := &DB{path: path, log: opts.Logger, now: opts.Now, ro: opts.ReadOnly}
+	db.kickCtx, db.kickStop = context.WithCancel(context.WithoutCancel(ctx))
+	codec, err := rawcodec.New()
+	if err != nil {
+		return nil, cortex.WrapError(cortex.CodeInternal, err, "raw record codec")
+	}
+	db.codec = codec
 	if !opts.ReadOnly {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot create the database folder %s", filepath.Dir(path))
@@ -100,16 +122,19 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			w.Close()
 			return nil, err
 		}
+		if err := db.openSearch(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	// Readers map the file (mmap_size): in WAL mode every commit makes a
 	// reader drop its page cache, and refilling it through pread and
 	// freeing it cost a quarter of the CPU under 50 readers during an
 	// ingest (bench http); mapped pages are shared and cost neither.
-	r, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-16384)&_pragma=mmap_size(1073741824)")
-	if err != nil {
-		db.Close()
-		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot open database %s", path)
-	}
+	// Every reader connection attaches the search file as "search".
+	conn, attached := newReaderConnector(path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-16384)&_pragma=mmap_size(1073741824)", path)
+	r := sql.OpenDB(conn)
+	db.searchAttached = attached
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
 	db.r = r
@@ -159,10 +184,15 @@ func (db *DB) Path() string { return db.path }
 // first runs PRAGMA optimize.
 func (db *DB) Close() error {
 	var errs []error
+	db.kickStop()
+	db.kickWG.Wait()
 	if db.w != nil {
 		db.stmts.close()
 		_, _ = db.w.Exec("PRAGMA optimize")
 		errs = append(errs, db.w.Close())
+	}
+	if db.sw != nil {
+		errs = append(errs, db.sw.Close())
 	}
 	if db.r != nil {
 		db.reads.close()

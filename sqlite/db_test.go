@@ -127,7 +127,7 @@ func TestOpenCreatesWALDatabase(t *testing.T) {
 	if SchemaVersion() != newest {
 		t.Errorf("SchemaVersion() = %d, newest file is %d", SchemaVersion(), newest)
 	}
-	for _, table := range []string{"logs", "logs_fts", "transcript_sources", "transcript_import_records",
+	for _, table := range []string{"logs", "search_changes", "store_meta", "transcript_sources", "transcript_import_records",
 		"transcript_parse_errors", "transcript_unknown_types", "ai_sessions", "log_counts"} {
 		if !tableExists(t, raw, table) {
 			t.Errorf("table %s missing", table)
@@ -238,6 +238,7 @@ func TestOpenReadOnly(t *testing.T) {
 	t.Run("next to a writer", func(t *testing.T) {
 		w, path := openTestDB(t)
 		mustImport(t, w, batch("/t/a.jsonl", rec("k1", "", cortex.RoleUser, "committed zebra", testNow)))
+		indexSearch(t, w)
 		ro, err := Open(ctx, path, Options{ReadOnly: true})
 		if err != nil {
 			t.Fatalf("read-only Open next to a writer: %v", err)
@@ -248,6 +249,7 @@ func TestOpenReadOnly(t *testing.T) {
 		}
 		// Committed later by the writer: visible to the next read.
 		mustImport(t, w, batch("/t/a.jsonl", rec("k2", "", cortex.RoleUser, "second zebra", testNow)))
+		indexSearch(t, w)
 		if got := searchIDs(t, ro, cortex.SearchParams{Query: "zebra"}); len(got) != 2 {
 			t.Errorf("reader sees %d zebra rows after a second commit, want 2", len(got))
 		}
@@ -314,7 +316,7 @@ func TestMigrationIsAtomic(t *testing.T) {
 	if !strings.Contains(err.Error(), ms[0].name) {
 		t.Errorf("error %q does not name the migration %s", err, ms[0].name)
 	}
-	for _, table := range []string{"logs", "logs_fts", "transcript_sources", "ai_sessions"} {
+	for _, table := range []string{"logs", "transcript_sources", "ai_sessions"} {
 		if tableExists(t, raw, table) {
 			t.Errorf("table %s of the failed migration was kept", table)
 		}

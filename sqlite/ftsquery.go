@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/cortexhq/cortex"
 )
 
@@ -118,22 +120,124 @@ func isTokenChar(r rune) bool {
 
 func hasTokenChar(s string) bool { return strings.IndexFunc(s, isTokenChar) >= 0 }
 
-// snippet returns a one-line excerpt of text around the first occurrence of
-// any of words (case-insensitive), at most width bytes.
-func snippet(text string, words []string, width int) string {
-	lower, offs := lowerOffsets(text)
-	pos := -1
-	for _, w := range words {
-		w, _ = lowerOffsets(strings.TrimSpace(w))
-		if w == "" {
-			continue
+// snippetTerm is a search term as snippets find it: its folded tokens, in
+// order (a phrase has several), the last one a prefix when prefix is set.
+type snippetTerm struct {
+	tokens []string
+	prefix bool
+}
+
+// snippetTerms reads the terms of a search query (see BuildFTSQuery) for
+// highlighting.
+func snippetTerms(query string) []snippetTerm {
+	var out []snippetTerm
+	for _, t := range parseTerms(strings.ReplaceAll(query, "\x00", " ")) {
+		var st snippetTerm
+		for _, tok := range tokenize(t.text) {
+			st.tokens = append(st.tokens, tok.fold)
 		}
-		if i := strings.Index(lower, w); i >= 0 && (pos < 0 || offs[i] < pos) {
-			pos = offs[i]
+		if len(st.tokens) > 0 {
+			st.prefix = t.prefix
+			out = append(out, st)
 		}
 	}
-	if pos < 0 {
-		pos = 0
+	return out
+}
+
+// token is a word of a text as FTS5's unicode61 tokenizer cuts it: a run
+// of letters, numbers and private-use characters, compared case- and
+// diacritic-insensitively (fold).
+type token struct {
+	start, end int
+	fold       string
+}
+
+// tokenize cuts text into tokens.
+func tokenize(text string) []token {
+	var out []token
+	start := -1
+	for i, r := range text {
+		if isTokenChar(r) || start >= 0 && unicode.Is(unicode.Mn, r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, token{start, i, foldToken(text[start:i])})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, token{start, len(text), foldToken(text[start:])})
+	}
+	return out
+}
+
+// foldToken lower-cases a token and removes its diacritics (as
+// remove_diacritics does: é → e).
+func foldToken(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// sameStem approximates the index's English stemming for highlights: two
+// words match when one is the other plus a short ending ("leak", "leaks",
+// "leaking"), once at least 3 letters are shared.
+func sameStem(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) < 3 || len(b)-len(a) > 3 {
+		return false
+	}
+	stem := strings.TrimRight(a, "es")
+	return len(stem) >= 3 && strings.HasPrefix(b, stem)
+}
+
+// highlight returns a one-line excerpt of text, at most about width
+// bytes, around the first match of any term, and the byte ranges of the
+// matches in it. White space runs become one space; cut ends get "…".
+func highlight(text string, terms []snippetTerm, width int) (string, [][2]int) {
+	toks := tokenize(text)
+	var matches [][2]int
+	for i := range toks {
+		for _, t := range terms {
+			if i+len(t.tokens) > len(toks) {
+				continue
+			}
+			ok := true
+			for j, want := range t.tokens {
+				got := toks[i+j].fold
+				if !(got == want || t.prefix && j == len(t.tokens)-1 && strings.HasPrefix(got, want) || sameStem(got, want)) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				matches = append(matches, [2]int{toks[i].start, toks[i+len(t.tokens)-1].end})
+				break
+			}
+		}
+	}
+	pos := 0
+	if len(matches) > 0 {
+		pos = matches[0][0]
 	}
 	start := max(0, pos-width/3)
 	for start > 0 && start < len(text) && !utf8Start(text[start]) {
@@ -143,32 +247,52 @@ func snippet(text string, words []string, width int) string {
 	for end > start && end < len(text) && !utf8Start(text[end]) {
 		end--
 	}
-	out := strings.Join(strings.Fields(text[start:end]), " ")
-	if start > 0 {
-		out = "…" + out
+	// Copy the window, white space collapsed, mapping offsets.
+	var b strings.Builder
+	at := make(map[int]int, 2*len(matches))
+	want := map[int]bool{}
+	for _, m := range matches {
+		want[m[0]], want[m[1]] = true, true
 	}
+	if start > 0 {
+		b.WriteString("…")
+	}
+	space := false
+	for i, r := range text[start:end] {
+		off := start + i
+		if want[off] {
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			at[off] = b.Len()
+		}
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0 && !(start > 0 && b.Len() == len("…"))
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if want[end] {
+		at[end] = b.Len()
+	}
+	var ranges [][2]int
+	for _, m := range matches {
+		s, ok1 := at[m[0]]
+		e, ok2 := at[m[1]]
+		if ok1 && ok2 && e > s {
+			ranges = append(ranges, [2]int{s, e})
+		}
+	}
+	out := b.String()
 	if end < len(text) {
 		out += "…"
 	}
-	return out
+	return out, ranges
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-// lowerOffsets lower-cases s rune by rune and maps each byte of the result
-// to the offset of the rune of s it came from: lower-casing changes the
-// length of some runes (U+023A "Ⱥ" grows from 2 to 3 bytes, U+212A "K"
-// shrinks from 3 to 1), so offsets in the lower-cased text are not offsets
-// in s.
-func lowerOffsets(s string) (string, []int) {
-	var b strings.Builder
-	b.Grow(len(s))
-	offs := make([]int, 0, len(s))
-	for i, r := range s {
-		b.WriteRune(unicode.ToLower(r))
-		for len(offs) < b.Len() {
-			offs = append(offs, i)
-		}
-	}
-	return b.String(), offs
-}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -93,10 +94,20 @@ func rec(key, hash string, role cortex.Role, text string, ts time.Time) cortex.I
 			RecordKey: key,
 			Severity:  cortex.SevInfo,
 		},
-		Raw:         []byte(`{"k":"` + key + `"}`),
+		Raw:         recordJSON(key, text),
 		ContentHash: hash,
 		Line:        1,
 	}
+}
+
+// recordJSON is a test record's raw JSON: its key and, as transcript
+// records do, its text (the search index reads the record).
+func recordJSON(key, text string) []byte {
+	b, _ := json.Marshal(struct {
+		Text string `json:"text,omitempty"`
+		Key  string `json:"k"`
+	}{text, key})
+	return b
 }
 
 // batch builds a batch of records for path.
@@ -118,6 +129,7 @@ func mustImport(t testing.TB, db *DB, bs ...cortex.ImportBatch) []cortex.ImportR
 	if len(res) != len(bs) {
 		t.Fatalf("ImportBatches returned %d results for %d batches", len(res), len(bs))
 	}
+	indexSearch(t, db) // the rows are searchable, as after an index run
 	return res
 }
 
@@ -153,23 +165,49 @@ func ids(t testing.TB, db *DB, query string, args ...any) []int64 {
 	return out
 }
 
+// indexSearch makes every stored row searchable.
+func indexSearch(t testing.TB, db *DB) {
+	t.Helper()
+	if _, err := db.IndexSearch(context.Background(), nil); err != nil {
+		t.Fatalf("IndexSearch: %v", err)
+	}
+}
+
 // ftsMatch returns the rowids whose indexed text contains word, asking the
-// FTS table directly (not through Search).
+// search index directly (after bringing it up to date).
 func ftsMatch(t testing.TB, db *DB, word string) []int64 {
 	t.Helper()
-	got := ids(t, db, `SELECT rowid FROM logs_fts WHERE logs_fts MATCH ?`, `"`+strings.ReplaceAll(word, `"`, `""`)+`"`)
+	indexSearch(t, db)
+	got := ids(t, db, `SELECT rowid FROM search.search_fts WHERE search_fts MATCH ?`, `"`+strings.ReplaceAll(word, `"`, `""`)+`"`)
 	slices.Sort(got)
 	return got
 }
 
-// indexedRows returns the rowids present in the full-text index: a
-// contentless_delete table keeps one docsize row per indexed document.
+// indexedRows returns the rowids present in the search index (after
+// bringing it up to date): a contentless FTS5 table keeps one docsize row
+// per indexed rowid.
 func indexedRows(t testing.TB, db *DB) []int64 {
 	t.Helper()
-	return ids(t, db, `SELECT id FROM logs_fts_docsize ORDER BY id`)
+	indexSearch(t, db)
+	return ids(t, db, `SELECT id FROM search.search_fts_docsize ORDER BY id`)
 }
 
-// logID returns the logs row id stored in the ledger for (path, key).
+// snippet is highlight's excerpt for words taken as phrases.
+func snippet(text string, words []string, width int) string {
+	var terms []snippetTerm
+	for _, w := range words {
+		var st snippetTerm
+		for _, tok := range tokenize(w) {
+			st.tokens = append(st.tokens, tok.fold)
+		}
+		if len(st.tokens) > 0 {
+			terms = append(terms, st)
+		}
+	}
+	s, _ := highlight(text, terms, width)
+	return s
+}
+
 func logID(t testing.TB, db *DB, path, key string) int64 {
 	t.Helper()
 	return count(t, db, `SELECT r.log_id FROM transcript_import_records r JOIN transcript_sources s ON s.id = r.source_id

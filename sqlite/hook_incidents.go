@@ -105,7 +105,7 @@ func (db *DB) HookCandidates(ctx context.Context, f HookFilter) ([]HookCandidate
 	if !f.subject(&w) {
 		return nil, nil
 	}
-	return collectHookCandidates(db.r.QueryContext(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
+	return collectHookCandidates(db.scan(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
 		WHERE evidence_kind = 'runtime_transcript'`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...))
 }
 

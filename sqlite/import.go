@@ -23,9 +23,10 @@ func (db *DB) Import(ctx context.Context, b cortex.ImportBatch) (cortex.ImportRe
 // ImportBatches writes several ingest batches (of one or more files) in one
 // transaction: for each batch the import-ledger claims, the new logs rows,
 // rows whose content changed (last write wins), parse errors, unknown-type
-// counts and the source's checkpoint; then the full-text entries of all of
-// them and the session rollups. Either everything commits or nothing does,
-// so a checkpoint never runs ahead of its rows.
+// counts and the source's checkpoint; then the session rollups. Either
+// everything commits or nothing does,
+// so a checkpoint never runs ahead of its rows. Rows become searchable
+// when the search indexer gets to them (see IndexSearch).
 func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error) {
 	var res []cortex.ImportResult
 	err := db.write(ctx, func(tx *sql.Tx) error {
@@ -60,11 +61,6 @@ func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cor
 	return res, nil
 }
 
-// ftsIndexed reports whether an entry goes into the full-text index.
-func ftsIndexed(e *cortex.Entry) bool {
-	return e.Text != "" && e.Role != cortex.RoleThinking
-}
-
 type sessionKey struct{ tool, session, host string }
 
 type sessionAgg struct {
@@ -72,22 +68,17 @@ type sessionAgg struct {
 	rows, user, assistant, calls, errors, subagent int64
 }
 
-type ftsRow struct {
-	id   int64
-	text string
-}
-
 // importTx is the state of one import transaction.
 type importTx struct {
-	db               *DB
-	ctx              context.Context // without cancellation: see newImportTx
-	tx               *sql.Tx
-	now              string
-	next             int64
-	stmts            map[string]*sql.Stmt
-	toIndex, unindex []ftsRow
-	sessions         map[sessionKey]*sessionAgg
-	counts           map[[2]string]int64
+	db       *DB
+	ctx      context.Context // without cancellation: see newImportTx
+	tx       *sql.Tx
+	now      string
+	next     int64
+	stmts    map[string]*sql.Stmt
+	changed  []int64 // rows replaced in place: their search entries are redone
+	sessions map[sessionKey]*sessionAgg
+	counts   map[[2]string]int64
 }
 
 // Rows per multi-row statement: one statement per row would spend more time
@@ -95,7 +86,6 @@ type importTx struct {
 const (
 	claimChunk = 128
 	insertRows = 32
-	ftsChunk   = 128
 )
 
 const logsColumns = `(id, timestamp, hostname, facility, severity, app_name, message, raw,
@@ -198,10 +188,6 @@ func claimSQL(n int) string {
 
 func insertSQL(n int) string {
 	return `INSERT INTO logs` + logsColumns + ` VALUES ` + repeatValues(n, "(?,?,?,'transcript',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-}
-
-func ftsSQL(n int) string {
-	return `INSERT INTO logs_fts(rowid, message) VALUES ` + repeatValues(n, "(?,?)")
 }
 
 // batch writes one batch's rows, errors, counters and checkpoint.
@@ -383,14 +369,7 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 			w.account(b, &r.Entry, +1)
 			ev.replaced = append(ev.replaced, id)
 			ev.add(rowOf(id, b.Hostname, &r.Entry), &r.Events)
-			w.unindex = append(w.unindex, ftsRow{id: id})
-			// Queued even when empty: it replaces a text queued earlier in
-			// this transaction for the same row (see finish).
-			text := ""
-			if ftsIndexed(&r.Entry) {
-				text = r.Entry.Text
-			}
-			w.toIndex = append(w.toIndex, ftsRow{id, text})
+			w.changed = append(w.changed, id)
 			res.Updated++
 		}
 	}
@@ -416,9 +395,6 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 	for _, i := range fresh {
 		e := &recs[i].Entry
 		ev.add(rowOf(base+int64(i), b.Hostname, e), &recs[i].Events)
-		if ftsIndexed(e) {
-			w.toIndex = append(w.toIndex, ftsRow{base + int64(i), e.Text})
-		}
 		w.account(b, e, +1)
 		res.Inserted++
 	}
@@ -469,33 +445,12 @@ func (w *importTx) account(b *cortex.ImportBatch, e *cortex.Entry, sign int64) {
 	}
 }
 
-// finish writes the full-text entries and the rollups. Full-text rows go
-// last, in one run: FTS5 flushes its in-memory terms to a new segment
-// whenever another statement opens a statement savepoint, so interleaving
-// them with the ledger upserts would write one tiny segment per row.
+// finish queues the replaced rows for the search index (see search.go)
+// and writes the rollups.
 func (w *importTx) finish() error {
-	ctx := w.ctx
-	for _, r := range w.unindex {
-		if _, err := w.exec("DELETE FROM logs_fts WHERE rowid = ?", r.id); err != nil {
-			return fmt.Errorf("unindex changed row: %w", err)
-		}
-	}
-	toIndex := w.toIndex
-	if len(w.unindex) > 0 {
-		toIndex = lastTexts(toIndex)
-	}
-	for _, sp := range spans(len(toIndex), ftsChunk) {
-		part := toIndex[sp[0]:sp[1]]
-		st, err := w.stmt("fts", len(part), ftsSQL)
-		if err != nil {
-			return err
-		}
-		args := make([]any, 0, 2*len(part))
-		for _, r := range part {
-			args = append(args, r.id, r.text)
-		}
-		if _, err := st.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("index rows: %w", err)
+	for _, id := range w.changed {
+		if _, err := w.exec(`INSERT INTO search_changes(log_id) VALUES (?)`, id); err != nil {
+			return fmt.Errorf("queue a changed row for search: %w", err)
 		}
 	}
 	for k, a := range w.sessions {
@@ -523,25 +478,6 @@ func (w *importTx) finish() error {
 		}
 	}
 	return nil
-}
-
-// lastTexts keeps the last queued text of each row and drops empty ones. A
-// row added (or changed) earlier in the transaction may change again in a
-// later batch of the same file; a contentless FTS5 table does not replace a
-// rowid on insert, so indexing both texts would leave the old one
-// searchable.
-func lastTexts(rows []ftsRow) []ftsRow {
-	last := make(map[int64]int, len(rows))
-	for i, r := range rows {
-		last[r.id] = i
-	}
-	out := make([]ftsRow, 0, len(last))
-	for i, r := range rows {
-		if last[r.id] == i && r.text != "" {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // updateRow replaces a stored row whose record changed (last write wins).

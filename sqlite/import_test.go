@@ -130,19 +130,21 @@ func TestImportStoresRows(t *testing.T) {
 		t.Errorf("ledger\n got %v\nwant %v", gotLedger, wantLedger)
 	}
 
-	// Full-text: thinking and empty rows are not indexed.
+	// Full-text: every row is indexed from its stored record, thinking
+	// included (a record says something even when the row's text is empty).
 	id2, id3 := logID(t, db, path, "u:2"), logID(t, db, path, "u:3")
-	if got, want := indexedRows(t, db), sortedIDs(id1, id2, id3); !reflect.DeepEqual(got, want) {
-		t.Errorf("indexed rows %v, want %v (no thinking, no empty text)", got, want)
+	id4, id5 := logID(t, db, path, "u:4"), logID(t, db, path, "u:5")
+	if got, want := indexedRows(t, db), sortedIDs(id1, id2, id3, id4, id5); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed rows %v, want %v (every record)", got, want)
 	}
-	if got, want := ftsMatch(t, db, "walrus"), sortedIDs(id1, id2); !reflect.DeepEqual(got, want) {
+	if got, want := ftsMatch(t, db, "walrus"), sortedIDs(id1, id2, id4); !reflect.DeepEqual(got, want) {
 		t.Errorf("fts walrus = %v, want %v", got, want)
 	}
-	if got := searchIDs(t, db, cortex.SearchParams{Query: "walrus"}); !reflect.DeepEqual(got, []int64{id2, id1}) {
-		t.Errorf("Search walrus = %v, want %v (newest first)", got, []int64{id2, id1})
+	if got := searchIDs(t, db, cortex.SearchParams{Query: "walrus"}); !reflect.DeepEqual(got, []int64{id4, id2, id1}) {
+		t.Errorf("Search walrus = %v, want %v (newest first)", got, []int64{id4, id2, id1})
 	}
-	if got := searchIDs(t, db, cortex.SearchParams{Query: "ponderous"}); len(got) != 0 {
-		t.Errorf("Search finds the thinking row: %v", got)
+	if got := searchIDs(t, db, cortex.SearchParams{Query: "ponderous"}); !reflect.DeepEqual(got, []int64{id4}) {
+		t.Errorf("Search ponderous = %v, want the thinking row %d", got, id4)
 	}
 	if got := searchIDs(t, db, cortex.SearchParams{Query: "cargo-build"}); !reflect.DeepEqual(got, []int64{id3}) {
 		t.Errorf("Search cargo-build = %v, want [%d]", got, id3)
@@ -154,7 +156,7 @@ func tableCounts(t *testing.T, db *DB) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, q := range []string{"logs", "transcript_import_records", "transcript_sources", "transcript_parse_errors",
-		"transcript_unknown_types", "ai_sessions", "log_counts", "logs_fts_docsize"} {
+		"transcript_unknown_types", "ai_sessions", "log_counts"} {
 		out[q] = count(t, db, "SELECT count(*) FROM "+q)
 	}
 	out["sum(log_counts.rows)"] = count(t, db, "SELECT COALESCE(sum(rows), 0) FROM log_counts")
@@ -222,21 +224,26 @@ func TestImportChangedRecordIsUpdated(t *testing.T) {
 		t.Errorf("an update changed row counts:\nbefore %v\nafter  %v", before, after)
 	}
 
-	// A change to a thinking role removes the row from the index; a change
-	// from thinking to text adds it.
+	// Changed rows are indexed again with what they hold now, whatever
+	// their role.
 	mustImport(t, db, batch(path,
-		rec("k2", "v2", cortex.RoleThinking, "stable words now thinking", testNow),
-		rec("k3", "v2", cortex.RoleAssistant, "visible thoughts", testNow)))
-	if got, want := indexedRows(t, db), sortedIDs(id1, id3); !reflect.DeepEqual(got, want) {
+		rec("k2", "v2", cortex.RoleThinking, "steady words now thinking", testNow),
+		rec("k3", "v2", cortex.RoleAssistant, "visible notions", testNow)))
+	if got, want := indexedRows(t, db), sortedIDs(id1, id2, id3); !reflect.DeepEqual(got, want) {
 		t.Errorf("indexed rows %v, want %v", got, want)
 	}
 	if got := ftsMatch(t, db, "stable"); len(got) != 0 {
-		t.Errorf("a row changed to thinking is still indexed: %v", got)
+		t.Errorf("a changed row's old text is still indexed: %v", got)
 	}
-	if got := ftsMatch(t, db, "thoughts"); !reflect.DeepEqual(got, []int64{id3}) {
-		t.Errorf("fts thoughts = %v, want [%d]", got, id3)
+	if got := ftsMatch(t, db, "steady"); !reflect.DeepEqual(got, []int64{id2}) {
+		t.Errorf("fts steady = %v, want [%d]", got, id2)
 	}
-	_ = id2
+	if got := ftsMatch(t, db, "hidden"); len(got) != 0 {
+		t.Errorf("fts hidden = %v, want none", got)
+	}
+	if got := ftsMatch(t, db, "notions"); !reflect.DeepEqual(got, []int64{id3}) {
+		t.Errorf("fts notions = %v, want [%d]", got, id3)
+	}
 }
 
 // Batches of one file arrive grouped in one ImportBatches call, so a record
@@ -294,8 +301,8 @@ func TestImportChangedTwiceInOneCall(t *testing.T) {
 		mustImport(t, db,
 			batch(path, rec("k1", "v1", cortex.RoleAssistant, "zeta", testNow)),
 			batch(path, rec("k1", "v2", cortex.RoleThinking, "eta", testNow)))
-		if got := indexedRows(t, db); len(got) != 0 {
-			t.Errorf("indexed rows %v, want none", got)
+		if got, want := indexedRows(t, db), []int64{logID(t, db, path, "k1")}; !reflect.DeepEqual(got, want) {
+			t.Errorf("indexed rows %v, want %v", got, want)
 		}
 		if got := searchIDs(t, db, cortex.SearchParams{Query: "zeta"}); len(got) != 0 {
 			t.Errorf("Search zeta = %v, want none", got)

@@ -83,7 +83,7 @@ func (db *DB) SkillCandidates(ctx context.Context, f CandidateFilter) ([]SkillCa
 	if f.Plugin != "" {
 		w.add("skill_plugin = ?", f.Plugin)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, log_id, skill_name, COALESCE(skill_plugin, ''), ai_tool, COALESCE(ai_project, ''),
+	rows, err := db.scan(ctx, `SELECT id, log_id, skill_name, COALESCE(skill_plugin, ''), ai_tool, COALESCE(ai_project, ''),
 		COALESCE(ai_session_id, ''), hostname, timestamp, event_kind FROM ai_skill_events WHERE 1=1`+w.sql()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
 	if err != nil {
@@ -116,28 +116,45 @@ type TextCandidate struct {
 
 // UserTextMatches returns the newest user-typed transcript rows matching
 // the FTS expression (built by BuildFTSQuery or TermsQuery), at most
-// f.Limit, newest first.
-func (db *DB) UserTextMatches(ctx context.Context, ftsExpr string, f CandidateFilter) ([]TextCandidate, error) {
+// f.Limit, newest first — and every user row the search index has not
+// reached yet (the caller reads their words itself), when few are; when
+// many are, it leaves them out and reports complete=false.
+func (db *DB) UserTextMatches(ctx context.Context, ftsExpr string, f CandidateFilter) (out []TextCandidate, complete bool, err error) {
 	w := f.where("l.")
-	rows, err := db.r.QueryContext(ctx, `SELECT l.id, l.ai_tool, COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''), l.hostname,
-		l.timestamp, l.message FROM logs_fts f JOIN logs l ON l.id = f.rowid
-		WHERE logs_fts MATCH ? AND l.ai_role = 'user'`+w.sql()+` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`,
-		append(append([]any{ftsExpr}, w.args...), f.Limit)...)
+	const cols = `SELECT l.id, l.ai_tool, COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''), l.hostname, l.timestamp, l.message`
+	if !db.searchAttached {
+		return nil, false, nil
+	}
+	mark, err := db.searchWatermark(ctx)
 	if err != nil {
-		return nil, queryFailed(err, "matching rows")
+		return nil, false, err
+	}
+	pending, estimated, err := db.SearchLag(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	query := cols + ` FROM search.search_fts f JOIN logs l ON l.id = f.rowid WHERE search_fts MATCH ? AND l.ai_role = 'user'` + w.sql()
+	args := append([]any{ftsExpr}, w.args...)
+	complete = !estimated && pending <= searchLagExact
+	if complete {
+		query += ` UNION ALL ` + cols + ` FROM logs l WHERE l.id > ? AND l.ai_role = 'user'` + w.sql()
+		args = append(append(args, mark), w.args...)
+	}
+	rows, err := db.scan(ctx, `SELECT * FROM (`+query+`) ORDER BY timestamp DESC, id DESC LIMIT ?`, append(args, f.Limit)...)
+	if err != nil {
+		return nil, false, queryFailed(err, "matching rows")
 	}
 	defer rows.Close()
-	var out []TextCandidate
 	for rows.Next() {
 		var c TextCandidate
 		var tool, ts string
 		if err := rows.Scan(&c.ID, &tool, &c.Project, &c.Session, &c.Host, &ts, &c.Message); err != nil {
-			return nil, queryFailed(err, "matching rows")
+			return nil, false, queryFailed(err, "matching rows")
 		}
 		c.Tool, c.Timestamp = cortex.Tool(tool), parseStoredTime(ts)
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	return out, complete, rows.Err()
 }
 
 // TermsQuery builds an FTS expression matching any of terms (each an FTS

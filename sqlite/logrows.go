@@ -245,7 +245,7 @@ func claimed(ctx context.Context, claim *sql.Stmt, args []any) (map[string]int64
 }
 
 // insertLogRows inserts rows with the given ids (sid is the file source,
-// 0 for syslog) and queues their messages for the full-text index.
+// 0 for syslog); the search indexer reads their messages later.
 func (w *importTx) insertLogRows(rows []LogRow, ids []int64, sid int64) error {
 	for _, sp := range spans(len(rows), insertRows) {
 		part := rows[sp[0]:sp[1]]
@@ -273,11 +273,6 @@ func (w *importTx) insertLogRows(rows []LogRow, ids []int64, sid int64) error {
 		}
 		if _, err := ins.ExecContext(w.ctx, args...); err != nil {
 			return fmt.Errorf("insert log rows: %w", err)
-		}
-	}
-	for i := range rows {
-		if rows[i].Message != "" {
-			w.toIndex = append(w.toIndex, ftsRow{ids[i], rows[i].Message})
 		}
 	}
 	return nil

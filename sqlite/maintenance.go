@@ -53,7 +53,7 @@ func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]Rescan
 // ApplyRescan writes re-redacted rows in one transaction: raw records and
 // their import-ledger entries (content hash; a content-keyed record's key
 // follows its new content, so that a re-read of the file maps to it
-// again), messages and their full-text entries.
+// again) and messages; the rows are queued for the search index.
 func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 	if len(ups) == 0 {
 		return nil
@@ -73,21 +73,15 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 				}
 			}
 			if u.Message != nil {
-				var role string
-				if err := tx.QueryRowContext(ctx, `SELECT COALESCE(ai_role, '') FROM logs WHERE id = ?`, u.ID).Scan(&role); err != nil {
-					return err
-				}
 				if _, err := tx.ExecContext(ctx, `UPDATE logs SET message = ? WHERE id = ?`, *u.Message, u.ID); err != nil {
 					return err
 				}
-				// Contentless FTS5 deletes by rowid without the old text.
-				if _, err := tx.ExecContext(ctx, `DELETE FROM logs_fts WHERE rowid = ?`, u.ID); err != nil {
+			}
+			if u.Raw != nil || u.Message != nil {
+				// The search index reads the row again (before the files
+				// are scrubbed: see Scrub).
+				if _, err := tx.ExecContext(ctx, `INSERT INTO search_changes(log_id) VALUES (?)`, u.ID); err != nil {
 					return err
-				}
-				if *u.Message != "" && role != string(cortex.RoleThinking) {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO logs_fts(rowid, message) VALUES (?, ?)`, u.ID, *u.Message); err != nil {
-						return err
-					}
 				}
 			}
 		}
@@ -227,36 +221,56 @@ func secureDelete(ctx context.Context, tx *sql.Tx, on bool) error {
 	return err
 }
 
-// Scrub makes deletions and rewrites final in the file: the full-text
-// index is merged into fresh segments (terms of deleted or rewritten rows
-// disappear from it) with secure_delete on, the file is rebuilt (VACUUM)
-// so that no free or unused space still holds old content, and the write-ahead log is
-// checkpointed and truncated so that no old page image survives there.
-// Maintenance (purge, rescan) calls it last; it needs free disk space of
-// the database's size when it rebuilds.
+// Scrub makes deletions and rewrites final in the files: the search index
+// applies the queued changes (deleted rows leave it, rewritten rows are
+// indexed again) and is merged into fresh segments (terms of deleted or
+// rewritten rows disappear from it) with secure_delete on; both files are
+// rebuilt (VACUUM) so that no free or unused space still holds old
+// content, and their write-ahead logs are checkpointed and truncated so
+// that no old page image survives there. Maintenance (purge, rescan) calls
+// it last; it needs free disk space of the database's size when it
+// rebuilds.
 func (db *DB) Scrub(ctx context.Context) error {
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	if _, err := db.IndexSearch(ctx, nil); err != nil {
+		return err
+	}
+	err := searchWrite(ctx, db.sw, func(tx *sql.Tx) error {
 		if err := secureDelete(ctx, tx, true); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO logs_fts(logs_fts) VALUES ('optimize')`); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO search_fts(search_fts) VALUES ('optimize')`); err != nil {
 			return err
 		}
 		return secureDelete(ctx, tx, false)
 	})
 	if err != nil {
-		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot compact the full-text index: %v", err)
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot compact the search index: %v", err)
 	}
-	db.wmu.Lock()
-	defer db.wmu.Unlock()
-	// Pages freed earlier (by ingest's own index merges, say) and the
-	// unused space of live pages still hold what they held: the file is
-	// rebuilt from the live content only.
-	if _, err := db.w.ExecContext(ctx, `VACUUM`); err != nil {
-		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot rebuild the database file (VACUUM): %v", err)
+	if err := db.PruneSearchChanges(ctx); err != nil {
+		return err
 	}
-	if _, err := db.w.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot checkpoint the database: %v", err)
+	db.searchMu.Lock()
+	defer db.searchMu.Unlock()
+	for _, c := range []struct {
+		conn *sql.DB
+		name string
+	}{{db.sw, "search index"}, {db.w, "database"}} {
+		if c.conn == db.w {
+			db.wmu.Lock()
+		}
+		// Pages freed earlier (by ingest's own index merges, say) and the
+		// unused space of live pages still hold what they held: the file
+		// is rebuilt from the live content only.
+		_, err := c.conn.ExecContext(ctx, `VACUUM`)
+		if err == nil {
+			_, err = c.conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		}
+		if c.conn == db.w {
+			db.wmu.Unlock()
+		}
+		if err != nil {
+			return cortex.WrapError(cortex.CodeUnavailable, err, "cannot rebuild the %s file (VACUUM) and checkpoint it: %v", c.name, err)
+		}
 	}
 	return nil
 }

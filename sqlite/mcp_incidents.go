@@ -54,7 +54,7 @@ type MCPCandidate struct {
 // newest first.
 func (db *DB) MCPCandidates(ctx context.Context, f MCPFilter) ([]MCPCandidate, error) {
 	w := f.where()
-	rows, err := db.r.QueryContext(ctx, `SELECT id, COALESCE(call_log_id, result_log_id, 0), call_id, mcp_server,
+	rows, err := db.scan(ctx, `SELECT id, COALESCE(call_log_id, result_log_id, 0), call_id, mcp_server,
 		COALESCE(mcp_tool, ''), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname, timestamp
 		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
 	if err != nil {

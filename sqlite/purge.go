@@ -92,8 +92,12 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 			defer secureDelete(ctx, tx, false)
 			ids := idArgs(purgeIDs(part))
 			in := `(` + marks(n) + `)`
-			if _, err := tx.ExecContext(ctx, `DELETE FROM logs_fts WHERE rowid IN `+in, ids...); err != nil {
-				return err
+			// The search index takes them out (before the files are
+			// scrubbed: see Scrub).
+			for _, p := range part {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO search_changes(log_id) VALUES (?)`, p.id); err != nil {
+					return err
+				}
 			}
 			for _, table := range []string{"ai_skill_events", "ai_hook_events", "ai_user_events"} {
 				r, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE log_id IN `+in, ids...)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"strings"
 
@@ -28,17 +29,32 @@ func (w *where) sql() string {
 }
 
 // searchProbe is the match count above which Search walks rows in time
-// order instead of sorting all matches.
-const searchProbe = 2000
+// order, asking the index about each, instead of sorting every match.
+const searchProbe = 20000
 
-// Search runs a full-text search. limit must already be clamped.
+// rankWindow bounds --rank: relevance orders the newest rankWindow matches
+// (by row id), so a common word is ranked in bounded time.
+const rankWindow = 10000
+
+// Search runs a full-text search over the search index (the full text of
+// every record). limit must already be clamped. Rows the index has not
+// reached yet are counted in NotYetSearchable, not searched.
 func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchResult, error) {
 	res := cortex.SearchResult{Query: p.Query, Hits: []cortex.SearchHit{}}
-	q, words, err := BuildFTSQuery(p.Query)
+	q, _, err := BuildFTSQuery(p.Query)
 	if err != nil {
 		return res, err
 	}
 	res.FTSQuery = q
+	failed := func(err error) (cortex.SearchResult, error) {
+		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
+	}
+	if res.NotYetSearchable, res.NotYetSearchableEstimated, err = db.SearchLag(ctx); err != nil {
+		return res, err
+	}
+	if !db.searchAttached {
+		return res, nil // no index yet: nothing is searchable
+	}
 	var w where
 	if p.Tool != "" {
 		w.add("l.ai_tool = ?", string(p.Tool))
@@ -60,62 +76,115 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	}
 	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
-		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0), l.message`
-	// Two plans, both exact. Few matches: read them from the index and sort
-	// them. Many matches (a common word): walk the rows newest first along
-	// a time index and keep those in the match set, stopping at the limit —
-	// sorting hundreds of thousands of matches would dominate otherwise.
+		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0)`
 	var query string
-	args := []any{q}
-	many := false
-	if !p.Rank {
-		var n int
-		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)`,
-			q, searchProbe).Scan(&n); err != nil {
-			return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
-		}
-		many = n >= searchProbe
-	}
+	var args []any
 	switch {
 	case p.Rank:
-		query = cols + ` FROM logs_fts f JOIN logs l ON l.id = f.rowid WHERE logs_fts MATCH ?` + w.sql() + ` ORDER BY f.rank, l.id DESC LIMIT ?`
-	case many:
+		// Relevance among the newest rankWindow matches: bm25 reads every
+		// match's positions, which a common word makes slow.
+		var floor int64
+		err := db.r.QueryRowContext(ctx, `SELECT rowid FROM search.search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC
+			LIMIT 1 OFFSET ?`, q, rankWindow).Scan(&floor)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return failed(err)
+		default:
+			res.RankWindow, res.RankWindowTruncated = rankWindow, true
+		}
+		query = cols + ` FROM search.search_fts f JOIN logs l ON l.id = f.rowid WHERE search_fts MATCH ? AND f.rowid > ?` +
+			w.sql() + ` ORDER BY f.rank, l.id DESC LIMIT ?`
+		args = append(append([]any{q, floor}, w.args...), p.Limit+1)
+	default:
+		var n int
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM search.search_fts WHERE search_fts MATCH ? LIMIT ?)`,
+			q, searchProbe).Scan(&n); err != nil {
+			return failed(err)
+		}
+		if n < searchProbe {
+			// Few matches: read them from the index and sort them.
+			query = cols + ` FROM search.search_fts f JOIN logs l ON l.id = f.rowid WHERE search_fts MATCH ?` + w.sql() +
+				` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
+			args = append(append([]any{q}, w.args...), p.Limit+1)
+			break
+		}
+		// Many matches (a common word): walk the rows newest first along
+		// a time index and ask the index about each row, stopping at the
+		// limit; sorting hundreds of thousands of matches would dominate.
 		idx := "idx_logs_timestamp"
 		if p.Session != "" {
 			idx = "idx_logs_session_time"
 		}
-		query = cols + ` FROM logs l INDEXED BY ` + idx + ` WHERE l.id IN (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ?)` +
-			w.sql() + ` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
-	default:
-		query = cols + ` FROM logs_fts f JOIN logs l ON l.id = f.rowid WHERE logs_fts MATCH ?` + w.sql() + ` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
+		query = cols + ` FROM logs l INDEXED BY ` + idx + ` WHERE 1=1` + w.sql() +
+			` AND EXISTS (SELECT 1 FROM search.search_fts WHERE search_fts MATCH ? AND rowid = l.id)
+			ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
+		args = append(append(w.args, q), p.Limit+1)
 	}
-	args = append(append(args, w.args...), p.Limit+1)
 	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
-		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
+		return failed(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var h cortex.SearchHit
-		var tool, role, sev, msg string
+		var tool, role, sev string
 		var isErr int
 		if err := rows.Scan(&h.ID, &h.Timestamp, &tool, &h.Project, &h.SessionID, &role, &h.Kind, &h.ToolName,
-			&h.Hostname, &sev, &isErr, &h.TranscriptPath, &h.Line, &msg); err != nil {
-			return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed")
+			&h.Hostname, &sev, &isErr, &h.TranscriptPath, &h.Line); err != nil {
+			return failed(err)
 		}
 		if len(res.Hits) == p.Limit {
 			res.Truncated = true
 			break
 		}
 		h.Tool, h.Role, h.Severity, h.IsError = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1
-		h.Snippet = snippet(msg, words, 200)
 		res.Hits = append(res.Hits, h)
 	}
 	if err := rows.Err(); err != nil {
-		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
+		return failed(err)
+	}
+	rows.Close()
+	if err := db.snippets(ctx, res.Hits, p.Query); err != nil {
+		return res, err
 	}
 	res.Total = len(res.Hits)
 	return res, nil
+}
+
+// snippets sets each hit's snippet: an excerpt of its full text (what the
+// index holds for it) around the first match, with the matched words'
+// ranges.
+func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query string) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	args := make([]any, len(hits))
+	for i, h := range hits {
+		args[i] = h.ID
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT id, COALESCE(facility = 'transcript', 0), raw, message FROM logs WHERE id IN `+inList(len(hits)), args...)
+	if err != nil {
+		return queryFailed(err, "rows")
+	}
+	texts := map[int64]string{}
+	for rows.Next() {
+		var r searchRow
+		if err := rows.Scan(&r.id, &r.transcript, &r.raw, &r.message); err != nil {
+			rows.Close()
+			return queryFailed(err, "rows")
+		}
+		texts[r.id] = string(db.searchText(&r))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return queryFailed(err, "rows")
+	}
+	terms := snippetTerms(query)
+	for i := range hits {
+		hits[i].Snippet, hits[i].Highlights = highlight(texts[hits[i].ID], terms, 200)
+	}
+	return nil
 }
 
 // Sessions lists sessions, most recently active first. limit must already
@@ -169,6 +238,16 @@ func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
 	}
 	if fi, err := os.Stat(db.path + "-wal"); err == nil {
 		st.WALBytes = fi.Size()
+	}
+	st.Search.Path, st.Search.Built = SearchPath(db.path), db.searchAttached
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(SearchPath(db.path) + suffix); err == nil {
+			st.Search.Bytes += fi.Size()
+		}
+	}
+	var err error
+	if st.Search.NotYetSearchable, st.Search.Estimated, err = db.SearchLag(ctx); err != nil {
+		return st, err
 	}
 	fail := func(err error) (cortex.Status, error) {
 		return st, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read status: %v", err)

@@ -95,7 +95,7 @@ func loadFixture(t *testing.T, db *DB) []fixtureRow {
 func expectSearch(rows []fixtureRow, word string, keep func(fixtureRow) bool) []int64 {
 	var sel []fixtureRow
 	for _, r := range rows {
-		if r.role == cortex.RoleThinking || !slices.Contains(strings.Fields(r.text), word) || !keep(r) {
+		if !slices.Contains(strings.Fields(r.text), word) || !keep(r) {
 			continue
 		}
 		sel = append(sel, r)
@@ -129,7 +129,7 @@ func TestSearchFilters(t *testing.T) {
 		{"project", cortex.SearchParams{Project: "/p/alpha"}, func(r fixtureRow) bool { return r.project == "/p/alpha" }},
 		{"session", cortex.SearchParams{Session: "s1"}, func(r fixtureRow) bool { return r.session == "s1" }},
 		{"role", cortex.SearchParams{Role: "user"}, func(r fixtureRow) bool { return r.role == "user" }},
-		{"thinking role", cortex.SearchParams{Role: "thinking"}, func(r fixtureRow) bool { return false }},
+		{"thinking role", cortex.SearchParams{Role: "thinking"}, func(r fixtureRow) bool { return r.role == "thinking" }},
 		{"since (inclusive)", cortex.SearchParams{Since: at(10)}, func(r fixtureRow) bool { return r.minute >= 10 }},
 		{"until (exclusive)", cortex.SearchParams{Until: at(10)}, func(r fixtureRow) bool { return r.minute < 10 }},
 		{"window", cortex.SearchParams{Since: at(1), Until: at(30)}, func(r fixtureRow) bool { return r.minute >= 1 && r.minute < 30 }},
@@ -155,7 +155,10 @@ func TestSearchFilters(t *testing.T) {
 	h := res.Hits[0]
 	want := cortex.SearchHit{ID: rows[2].id, Timestamp: "2026-11-20T09:02:00.000Z", Tool: "claude", Project: "/p/alpha",
 		SessionID: "s1", Role: "tool_call", Kind: "tool_call", Hostname: "host-a", Severity: "info",
-		TranscriptPath: "/t/claude-host-a.jsonl", Line: 1, Snippet: "cargo build kestrel"}
+		TranscriptPath: "/t/claude-host-a.jsonl", Line: 1, Snippet: h.Snippet, Highlights: [][2]int{{0, 5}}}
+	if !strings.HasPrefix(h.Snippet, "cargo build kestrel") {
+		t.Errorf("snippet %q is not from the record's text", h.Snippet)
+	}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit\n got %+v\nwant %+v", h, want)
 	}
@@ -292,7 +295,7 @@ func TestSnippetRuneBoundaries(t *testing.T) {
 			for at < len(text) && !utf8.RuneStart(text[at]) {
 				at--
 			}
-			text = text[:at] + "needle" + text[at:]
+			text = text[:at] + " needle " + text[at:] // a word of its own, as the index sees words
 		}
 		width := r.IntN(60)
 		got := snippet(text, []string{word}, width)

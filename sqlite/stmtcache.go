@@ -96,11 +96,22 @@ func (c *readStmts) close() {
 
 // query runs a hot read query through a cached statement.
 func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if db.onRead != nil {
+		db.onRead(query, args)
+	}
 	s, err := db.reads.get(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	return s.QueryContext(ctx, args...)
+}
+
+// scan runs a candidate scan (built anew each time: its filters vary).
+func (db *DB) scan(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if db.onRead != nil {
+		db.onRead(query, args)
+	}
+	return db.r.QueryContext(ctx, query, args...)
 }
 
 // queryRow is query for one row.

@@ -71,6 +71,10 @@ type Store interface {
 	InsertLogs(ctx context.Context, rows []sqlite.LogRow, counters []cortex.LogIngestCounters) (int64, error)
 }
 
+// searchKicker is a store that indexes new rows for search in the
+// background when told rows were stored.
+type searchKicker interface{ KickSearch() }
+
 // Options configures the receiver.
 type Options struct {
 	// UDP and TCP are listen addresses ("" disables that transport; at
@@ -704,6 +708,9 @@ func (w *writer) commit(ctx context.Context, group []rowBatch) {
 	}
 	_, err := w.s.store.InsertLogs(ctx, rows, deltas)
 	w.s.transactions.Add(1)
+	if k, ok := w.s.store.(searchKicker); ok && err == nil {
+		k.KickSearch() // the rows become searchable in the background
+	}
 	if err != nil {
 		// The rows are lost: count them as dropped (stored next time with
 		// the other counters).

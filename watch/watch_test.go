@@ -17,6 +17,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/ingest"
+	"github.com/cortexhq/cortex/sqlite"
 )
 
 // The latency target: an appended complete line is searchable within this.
@@ -198,6 +199,11 @@ func (s *flakyStore) ImportBatches(ctx context.Context, bs []cortex.ImportBatch)
 		return nil, cortex.Errorf(cortex.CodeBusy, "the database is locked by another process; try again")
 	}
 	return s.Store.ImportBatches(ctx, bs)
+}
+
+// IndexSearch passes the search indexing through (the wrapped store's).
+func (s *flakyStore) IndexSearch(ctx context.Context, progress func(sqlite.SearchProgress)) (sqlite.SearchProgress, error) {
+	return s.Store.(ingest.SearchStore).IndexSearch(ctx, progress)
 }
 
 func TestWatchRetriesWithBackoff(t *testing.T) {

@@ -1,0 +1,658 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/valyala/fastjson"
+	sqlite3 "modernc.org/sqlite"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/transcript"
+)
+
+// The search index lives in a file of its own next to the database
+// (SearchPath), written by a second writer behind the row writer: rows are
+// stored at full speed and become searchable moments later, and the
+// full-text work (decompressing records, reading every string of them,
+// FTS5's tokenizing and segment merges) runs on another core. The file is
+// derived: it holds the full-text index (search_fts, contentless: the text
+// is the stored raw record's) and its state — the row watermark (every
+// row with an id at or below it is indexed), the change watermark (the
+// last entry of the database's search_changes applied), the identity of
+// the database it indexes and the version of the text it indexes. A file
+// of another database or of other text rules is rebuilt from scratch.
+//
+// Readers attach the file as "search", so one query reads rows and the
+// index in one snapshot of each.
+
+// SearchPath is the search file of the database at path.
+func SearchPath(path string) string { return path + "-search" }
+
+// searchSchema creates the search file's tables (idempotent).
+const searchSchema = `CREATE TABLE IF NOT EXISTS search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(text, content = '', contentless_delete = 1,
+	tokenize = 'porter unicode61 remove_diacritics 2');`
+
+// searchTextVersion is the version of what the index holds for a row (see
+// searchText) and of how it is tokenized (English stems: "leaks" finds
+// "leak"); a file indexed under another version is rebuilt.
+const searchTextVersion = transcript.SearchTextVersion*1000 + 2
+
+// searchState is the search file's state.
+type searchState struct {
+	rows, changes int64
+	storeID       string
+	version       int
+}
+
+// openSearch opens the search file for writing (creating it), checks that
+// it indexes this database with this version's text, and rebuilds it
+// otherwise.
+func (db *DB) openSearch(ctx context.Context) error {
+	sw, err := sql.Open("sqlite", SearchPath(db.path)+"?_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(16384)&_txlock=immediate")
+	if err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot open the search index %s", SearchPath(db.path))
+	}
+	sw.SetMaxOpenConns(1)
+	sw.SetMaxIdleConns(1)
+	sw.SetConnMaxLifetime(0)
+	db.sw = sw
+	var mode string
+	if err := sw.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil || mode != "wal" {
+		return cortex.Errorf(cortex.CodeUnavailable, "the search index %s cannot use WAL mode (%v)", SearchPath(db.path), err)
+	}
+	if _, err := sw.ExecContext(ctx, searchSchema); err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot prepare the search index %s: %v", SearchPath(db.path), err)
+	}
+	var id string
+	if err := db.w.QueryRowContext(ctx, `SELECT value FROM store_meta WHERE key = 'id'`).Scan(&id); err != nil {
+		return db.openErr(err)
+	}
+	st, err := db.searchState(ctx, sw)
+	if err != nil {
+		return err
+	}
+	if st.storeID == id && st.version == searchTextVersion {
+		return nil
+	}
+	return db.resetSearch(ctx, id)
+}
+
+// resetSearch empties the search index: every row is indexed again from
+// the start. Changes queued so far are moot (every row is read afresh).
+func (db *DB) resetSearch(ctx context.Context, storeID string) error {
+	var lastChange int64
+	if err := db.w.QueryRowContext(ctx, `SELECT COALESCE(max(seq), 0) FROM search_changes`).Scan(&lastChange); err != nil {
+		return db.openErr(err)
+	}
+	err := searchWrite(ctx, db.sw, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS search_fts`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, searchSchema); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO search_fts(search_fts, rank) VALUES ('automerge', 16)`); err != nil {
+			return err
+		}
+		return setSearchState(ctx, tx, searchState{rows: 0, changes: lastChange, storeID: storeID, version: searchTextVersion})
+	})
+	if err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot reset the search index: %v", err)
+	}
+	db.log.Info("search index reset: every row is indexed again", "path", SearchPath(db.path))
+	return nil
+}
+
+func (db *DB) searchState(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (searchState, error) {
+	return readSearchState(ctx, q, "search_state")
+}
+
+func readSearchState(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, table string) (searchState, error) {
+	var st searchState
+	rows, err := q.QueryContext(ctx, `SELECT key, value FROM `+table)
+	if err != nil {
+		return st, queryFailed(err, "search index state")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return st, queryFailed(err, "search index state")
+		}
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "rows":
+			st.rows = n
+		case "changes":
+			st.changes = n
+		case "store_id":
+			st.storeID = v
+		case "text_version":
+			st.version = int(n)
+		}
+	}
+	return st, rows.Err()
+}
+
+func setSearchState(ctx context.Context, tx *sql.Tx, st searchState) error {
+	for k, v := range map[string]string{"rows": strconv.FormatInt(st.rows, 10), "changes": strconv.FormatInt(st.changes, 10),
+		"store_id": st.storeID, "text_version": strconv.Itoa(st.version)} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO search_state(key, value) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchWrite runs fn in one transaction of the search file's writer,
+// retrying a file locked by another process with bounded backoff.
+func searchWrite(ctx context.Context, sw *sql.DB, fn func(tx *sql.Tx) error) error {
+	backoff := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := func() error {
+			tx, err := sw.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			if err := fn(tx); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+			return tx.Commit()
+		}()
+		if err == nil || !isBusy(err) || attempt >= maxBusyRetries {
+			return err
+		}
+		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(sleep):
+		}
+		backoff = min(backoff*2, 2*time.Second)
+	}
+}
+
+// readerConnector opens the reader pool's connections with the search
+// file attached (when it exists: a store opened read-only before any
+// write-open built it has no search index yet).
+type readerConnector struct {
+	drv *sqlite3.Driver
+	dsn string
+}
+
+func (c readerConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c readerConnector) Driver() driver.Driver                        { return c.drv }
+
+// newReaderConnector returns the connector of the reader pool; attach
+// reports whether the search file is attached.
+func newReaderConnector(dsn, path string) (readerConnector, bool) {
+	drv := &sqlite3.Driver{}
+	search := SearchPath(path)
+	if _, err := os.Stat(search); err != nil {
+		return readerConnector{drv: drv, dsn: dsn}, false
+	}
+	uri := "file:" + (&url.URL{Path: search}).EscapedPath()
+	drv.RegisterConnectionHook(func(conn sqlite3.ExecQuerierContext, _ string) error {
+		_, err := conn.ExecContext(context.Background(), `ATTACH DATABASE ? AS search`, []driver.NamedValue{{Ordinal: 1, Value: uri}})
+		return err
+	})
+	return readerConnector{drv: drv, dsn: dsn}, true
+}
+
+// errNoSearch is returned by reads of the search index when the store has
+// none yet.
+func (db *DB) errNoSearch() error {
+	return cortex.Errorf(cortex.CodeUnavailable, "the store %s has no search index yet; run `cortex index` (or `cortex watch`) to build it", db.path)
+}
+
+// SearchProgress reports the search indexer's work.
+type SearchProgress struct {
+	// Indexed counts rows added to the index, Reindexed rows indexed again
+	// (their text changed), Removed rows taken out (deleted).
+	Indexed, Reindexed, Removed int64
+	// Bytes is the text indexed.
+	Bytes int64
+	// Batches counts the index's transactions.
+	Batches int
+	// Pending is how many rows are not yet searchable (see SearchLag).
+	Pending int64
+}
+
+// searchBatchRows and searchBatchBytes bound one indexing transaction.
+const (
+	searchBatchRows  = 2000
+	searchBatchBytes = 16 << 20
+	searchChangesMax = 2000
+)
+
+// searchRow is a row to index.
+type searchRow struct {
+	id         int64
+	transcript bool
+	raw        []byte
+	message    string
+	gone       bool // deleted: only taken out of the index
+	changed    bool // indexed before: taken out first
+	text       []byte
+}
+
+// searchWork is what one indexing transaction does.
+type searchWork struct {
+	from     searchState
+	to       int64 // the new row watermark
+	changes  int64 // the new change watermark
+	rows     []searchRow
+	rawBytes int
+}
+
+// IndexSearch makes the rows stored so far searchable: it indexes every
+// row above the watermark and applies the queued changes, in transactions
+// of at most a few thousand rows (each commits its rows and the new
+// watermarks together: a crash loses nothing and indexes nothing twice),
+// until none is left or ctx ends. Texts are read on every CPU; one
+// connection writes. Another process indexing the same store at the same
+// time is harmless: a batch whose watermarks moved meanwhile is read again.
+// progress, when set, is called after every batch.
+func (db *DB) IndexSearch(ctx context.Context, progress func(SearchProgress)) (SearchProgress, error) {
+	var p SearchProgress
+	if db.sw == nil {
+		return p, cortex.Errorf(cortex.CodeInvalid, "the database is open read-only")
+	}
+	db.searchMu.Lock()
+	defer db.searchMu.Unlock()
+	for {
+		done, err := db.indexSearchPass(ctx, &p, progress)
+		if err != nil || done {
+			return p, err
+		}
+		// Another indexer moved the watermarks: read again from them.
+	}
+}
+
+// indexSearchPass indexes batches until none is left (done) or another
+// indexer moved the watermarks. The next batch is read and its texts are
+// extracted while the previous one is written (two cores at work).
+func (db *DB) indexSearchPass(ctx context.Context, p *SearchProgress, progress func(SearchProgress)) (bool, error) {
+	type prepared struct {
+		w   searchWork
+		err error
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan prepared, 1)
+	go func() {
+		defer close(ch)
+		var next *searchState
+		for {
+			w, err := db.searchWork(pctx, next)
+			empty := err == nil && w.empty()
+			if err == nil && !empty {
+				db.searchTexts(w.rows)
+			}
+			select {
+			case ch <- prepared{w, err}:
+			case <-pctx.Done():
+				return
+			}
+			if err != nil || empty {
+				return
+			}
+			st := w.from
+			st.rows, st.changes = w.to, w.changes
+			next = &st
+		}
+	}()
+	for pw := range ch {
+		if pw.err != nil {
+			return false, pw.err
+		}
+		if pw.w.empty() {
+			p.Pending = 0
+			return true, nil
+		}
+		ok, err := db.applySearch(ctx, pw.w, p)
+		if err != nil || !ok {
+			return false, err
+		}
+		p.Batches++
+		if progress != nil {
+			if p.Pending, _, err = db.SearchLag(ctx); err != nil {
+				return false, err
+			}
+			progress(*p)
+		}
+	}
+	return false, ctx.Err()
+}
+
+// empty reports whether a batch has nothing to do.
+func (w *searchWork) empty() bool {
+	return len(w.rows) == 0 && w.to == w.from.rows && w.changes == w.from.changes
+}
+
+// KickSearch makes the rows stored so far searchable in the background
+// (for writers that do not wait for it, such as the syslog receiver): a
+// catch-up starts unless one runs, and another follows it if kicked
+// meanwhile. Close waits for it.
+func (db *DB) KickSearch() {
+	if db.sw == nil {
+		return
+	}
+	db.kickMu.Lock()
+	defer db.kickMu.Unlock()
+	if db.kicking {
+		db.kickAgain = true
+		return
+	}
+	db.kicking = true
+	db.kickWG.Add(1)
+	go func() {
+		defer db.kickWG.Done()
+		for {
+			if _, err := db.IndexSearch(db.kickCtx, nil); err != nil && db.kickCtx.Err() == nil {
+				db.log.Warn("search index", "err", err)
+			}
+			db.kickMu.Lock()
+			if !db.kickAgain || db.kickCtx.Err() != nil {
+				db.kicking = false
+				db.kickMu.Unlock()
+				return
+			}
+			db.kickAgain = false
+			db.kickMu.Unlock()
+		}
+	}()
+}
+
+// searchWork reads the next batch in one read transaction: the rows above
+// the watermark and the queued changes of rows at or below it. from, when
+// set, is the state the batch follows (the previous batch's, not yet
+// written); else the index's own.
+func (db *DB) searchWork(ctx context.Context, from *searchState) (searchWork, error) {
+	var w searchWork
+	conn, err := db.r.Conn(ctx)
+	if err != nil {
+		return w, queryFailed(err, "rows to index")
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return w, queryFailed(err, "rows to index")
+	}
+	defer tx.Rollback()
+	if from != nil {
+		w.from = *from
+	} else if w.from, err = readSearchState(ctx, tx, "search.search_state"); err != nil {
+		return w, err
+	}
+	w.to, w.changes = w.from.rows, w.from.changes
+	// Changes first: a row changed after this snapshot is queued after it.
+	rows, err := tx.QueryContext(ctx, `SELECT c.seq, c.log_id, l.id IS NULL, COALESCE(l.facility = 'transcript', 0), l.raw,
+		COALESCE(l.message, '') FROM search_changes c LEFT JOIN logs l ON l.id = c.log_id
+		WHERE c.seq > ? ORDER BY c.seq LIMIT ?`, w.from.changes, searchChangesMax)
+	if err != nil {
+		return w, queryFailed(err, "changed rows")
+	}
+	seen := map[int64]int{}
+	for rows.Next() {
+		var r searchRow
+		var seq int64
+		if err := rows.Scan(&seq, &r.id, &r.gone, &r.transcript, &r.raw, &r.message); err != nil {
+			rows.Close()
+			return w, queryFailed(err, "changed rows")
+		}
+		w.changes = seq
+		if r.id > w.from.rows {
+			continue // not indexed yet: it is read as it is now
+		}
+		r.changed = true
+		if i, ok := seen[r.id]; ok {
+			w.rows[i] = r // changed twice: what it holds now, once
+			continue
+		}
+		seen[r.id] = len(w.rows)
+		w.rows = append(w.rows, r)
+		w.rawBytes += len(r.raw) + len(r.message)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return w, queryFailed(err, "changed rows")
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT id, COALESCE(facility = 'transcript', 0), raw, message FROM logs WHERE id > ? ORDER BY id LIMIT ?`,
+		w.from.rows, searchBatchRows)
+	if err != nil {
+		return w, queryFailed(err, "rows to index")
+	}
+	defer rows.Close()
+	for w.rawBytes < searchBatchBytes && rows.Next() {
+		var r searchRow
+		if err := rows.Scan(&r.id, &r.transcript, &r.raw, &r.message); err != nil {
+			return w, queryFailed(err, "rows to index")
+		}
+		w.to = r.id
+		w.rows = append(w.rows, r)
+		w.rawBytes += len(r.raw) + len(r.message)
+	}
+	return w, rows.Err()
+}
+
+// searchTexts reads the text of every row to index, on every CPU.
+func (db *DB) searchTexts(rows []searchRow) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(rows)/64))
+	var wg sync.WaitGroup
+	next := make(chan int, len(rows))
+	for i := range rows {
+		next <- i
+	}
+	close(next)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := &rows[i]
+				if !r.gone {
+					r.text = db.searchText(r)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// searchText is what the index holds for a row: every string of a
+// transcript record (see transcript.SearchText), or a log line's message.
+func (db *DB) searchText(r *searchRow) []byte {
+	if !r.transcript {
+		return []byte(r.message)
+	}
+	raw, err := db.codec.Decode(r.raw)
+	if err != nil || len(raw) == 0 || fastjson.ValidateBytes(raw) != nil {
+		// A record that cannot be read as JSON: its text, and what it
+		// holds.
+		return append(append([]byte(r.message), '\n'), raw...)
+	}
+	return transcript.SearchText(nil, raw)
+}
+
+// searchInsertChunk is the rows per full-text insert statement.
+const searchInsertChunk = 64
+
+func searchInsertSQL(n int) string {
+	return `INSERT INTO search_fts(rowid, text) VALUES ` + repeatValues(n, "(?,?)")
+}
+
+// applySearch writes a batch with its new watermarks, unless another
+// indexer moved them since it was read (then it reports false).
+func (db *DB) applySearch(ctx context.Context, w searchWork, p *SearchProgress) (bool, error) {
+	moved := false
+	var done SearchProgress
+	err := searchWrite(ctx, db.sw, func(tx *sql.Tx) error {
+		done, moved = SearchProgress{}, false
+		st, err := readSearchState(ctx, tx, "search_state")
+		if err != nil {
+			return err
+		}
+		if st.rows != w.from.rows || st.changes != w.from.changes || st.storeID != w.from.storeID {
+			moved = true
+			return nil
+		}
+		del, err := tx.PrepareContext(ctx, `DELETE FROM search_fts WHERE rowid = ?`)
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		var ins []searchRow
+		for _, r := range w.rows {
+			if r.changed {
+				if _, err := del.ExecContext(ctx, r.id); err != nil {
+					return fmt.Errorf("unindex a changed row: %w", err)
+				}
+				if r.gone {
+					done.Removed++
+					continue
+				}
+				done.Reindexed++
+			} else {
+				done.Indexed++
+			}
+			if len(r.text) > 0 {
+				ins = append(ins, r)
+				done.Bytes += int64(len(r.text))
+			}
+		}
+		// Full-text rows go last and together: FTS5 flushes its pending
+		// terms at every other statement's savepoint.
+		stmts := map[int]*sql.Stmt{}
+		defer func() {
+			for _, s := range stmts {
+				s.Close()
+			}
+		}()
+		for _, sp := range spans(len(ins), searchInsertChunk) {
+			part := ins[sp[0]:sp[1]]
+			st := stmts[len(part)]
+			if st == nil {
+				if st, err = tx.PrepareContext(ctx, searchInsertSQL(len(part))); err != nil {
+					return err
+				}
+				stmts[len(part)] = st
+			}
+			args := make([]any, 0, 2*len(part))
+			for _, r := range part {
+				args = append(args, r.id, r.text)
+			}
+			if _, err := st.ExecContext(ctx, args...); err != nil {
+				return fmt.Errorf("index rows: %w", err)
+			}
+		}
+		next := w.from
+		next.rows, next.changes = w.to, w.changes
+		return setSearchState(ctx, tx, next)
+	})
+	if err != nil {
+		return false, cortex.WrapError(cortex.CodeUnavailable, err, "cannot write the search index: %v", err)
+	}
+	if moved {
+		return false, nil
+	}
+	p.Indexed += done.Indexed
+	p.Reindexed += done.Reindexed
+	p.Removed += done.Removed
+	p.Bytes += done.Bytes
+	return true, nil
+}
+
+// searchLagExact is how many rows above the watermark SearchLag counts
+// exactly; beyond it, it estimates from the row ids.
+const searchLagExact = 2000
+
+// SearchLag reports how many stored rows are not yet searchable (rows
+// above the watermark and rows changed since they were indexed). Beyond a
+// few thousand it is an estimate from the row ids (estimated is set): ids
+// have gaps, so the estimate is an upper bound.
+func (db *DB) SearchLag(ctx context.Context) (n int64, estimated bool, err error) {
+	if !db.searchAttached {
+		var total int64
+		if err := db.r.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM logs`).Scan(&total); err != nil {
+			return 0, false, queryFailed(err, "rows")
+		}
+		return total, true, nil
+	}
+	conn, err := db.r.Conn(ctx)
+	if err != nil {
+		return 0, false, queryFailed(err, "search index state")
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, false, queryFailed(err, "search index state")
+	}
+	defer tx.Rollback()
+	st, err := readSearchState(ctx, tx, "search.search_state")
+	if err != nil {
+		return 0, false, err
+	}
+	var above, changed, top int64
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM logs WHERE id > ?1 LIMIT ?2)),
+		(SELECT count(DISTINCT log_id) FROM search_changes WHERE seq > ?3 AND log_id <= ?1),
+		(SELECT COALESCE(max(id), 0) FROM logs)`, st.rows, searchLagExact+1, st.changes).Scan(&above, &changed, &top); err != nil {
+		return 0, false, queryFailed(err, "rows not yet searchable")
+	}
+	if above > searchLagExact {
+		return top - st.rows + changed, true, nil
+	}
+	return above + changed, false, nil
+}
+
+// searchWatermark returns the search index's row watermark as readers see
+// it.
+func (db *DB) searchWatermark(ctx context.Context) (int64, error) {
+	if !db.searchAttached {
+		return 0, db.errNoSearch()
+	}
+	var v string
+	err := db.r.QueryRowContext(ctx, `SELECT value FROM search.search_state WHERE key = 'rows'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, queryFailed(err, "search index state")
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n, nil
+}
+
+// PruneSearchChanges drops the queued changes the search index has
+// applied.
+func (db *DB) PruneSearchChanges(ctx context.Context) error {
+	if db.sw == nil {
+		return nil
+	}
+	st, err := db.searchState(ctx, db.sw)
+	if err != nil {
+		return err
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM search_changes WHERE seq <= ?`, st.changes)
+		return err
+	})
+}

@@ -1,0 +1,108 @@
+package transcript
+
+import (
+	"bytes"
+
+	"github.com/valyala/fastjson"
+)
+
+// SearchTextVersion is bumped when what SearchText extracts changes: a
+// search index built from another version's text is rebuilt.
+const SearchTextVersion = 1
+
+// SearchText appends to dst what a stored record says, for the full-text
+// index: every string value of the JSON record, decoded, one per line —
+// tool outputs and arguments, attachments, hook output, subagent progress,
+// thinking — whatever the record's type. String values that hold JSON are
+// read as JSON. Left out are values that only identify or time things and
+// would fill the index with unique tokens: UUIDs, timestamps, and
+// base64-like blobs (images, signatures, encrypted reasoning). A record
+// that is not JSON is indexed as it is.
+func SearchText(dst, raw []byte) []byte {
+	var p fastjson.Parser
+	v, err := p.ParseBytes(raw)
+	if err != nil {
+		return appendLine(dst, raw)
+	}
+	return searchValue(dst, v, 0)
+}
+
+// maxSearchDepth bounds the nesting followed (records nest a few levels;
+// JSON inside strings adds one each time).
+const maxSearchDepth = 64
+
+func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
+	if depth > maxSearchDepth {
+		return dst
+	}
+	switch v.Type() {
+	case fastjson.TypeObject:
+		v.GetObject().Visit(func(_ []byte, x *fastjson.Value) { dst = searchValue(dst, x, depth+1) })
+	case fastjson.TypeArray:
+		for _, x := range v.GetArray() {
+			dst = searchValue(dst, x, depth+1)
+		}
+	case fastjson.TypeString:
+		s := v.GetStringBytes()
+		if len(s) == 0 || identifier(s) {
+			return dst
+		}
+		if t := bytes.TrimSpace(s); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+			var q fastjson.Parser
+			if inner, err := q.ParseBytes(t); err == nil {
+				return searchValue(dst, inner, depth+1)
+			}
+		}
+		return appendLine(dst, s)
+	}
+	return dst
+}
+
+func appendLine(dst, s []byte) []byte {
+	if len(dst) > 0 {
+		dst = append(dst, '\n')
+	}
+	return append(dst, s...)
+}
+
+// identifier reports whether a string value only identifies or times
+// something: a UUID, an RFC 3339 timestamp, or a blob of 256+ bytes
+// without white space written mostly in base64's alphabet.
+func identifier(s []byte) bool {
+	switch {
+	case len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' && allHex(s):
+		return true
+	case len(s) >= 20 && len(s) <= 35 && digits(s[:4]) && s[4] == '-' && digits(s[5:7]) && s[7] == '-' && digits(s[8:10]) && s[10] == 'T':
+		return true
+	case len(s) >= 256:
+		b64 := 0
+		for _, c := range s {
+			switch {
+			case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+				return false
+			case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_':
+				b64++
+			}
+		}
+		return b64*10 >= len(s)*9
+	}
+	return false
+}
+
+func allHex(s []byte) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func digits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
