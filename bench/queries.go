@@ -104,6 +104,17 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 			r, err := s.AbuseMatches(ctx, cortex.AbuseParams{Before: 2, After: 2})
 			return fmt.Sprintf("%d matches", len(r.Matches)), err
 		}},
+		{"mcp-investigate", "cortex ai mcp-investigate --since 30d", func() (string, error) {
+			r, err := s.Investigate(ctx, cortex.LensMCP, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Since: since}})
+			return fmt.Sprintf("%d bundle(s), %d matching incidents", len(r.Bundles), r.Total), err
+		}},
+		{"hook-investigate", "cortex ai hook-investigate --since 30d", func() (string, error) {
+			r, err := s.Investigate(ctx, cortex.LensHook, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Since: since}})
+			return fmt.Sprintf("%d bundle(s), %d matching incidents", len(r.Bundles), r.Total), err
+		}},
+		{"search-common", "cortex search error", searchQuery(ctx, s, cortex.SearchParams{Query: "error"})},
+		{"search-phrase", `cortex search "race condition"`, searchQuery(ctx, s, cortex.SearchParams{Query: `"race condition"`})},
+		{"search-rank", "cortex search error --rank", searchQuery(ctx, s, cortex.SearchParams{Query: "error", Rank: true})},
 	}
 	for _, name := range o.Only {
 		if !slices.ContainsFunc(queries, func(q query) bool { return q.name == name }) {
@@ -131,6 +142,14 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 			P50MS: percentile(d, 50), P95MS: percentile(d, 95), MaxMS: d[len(d)-1], Result: result})
 	}
 	return rep, nil
+}
+
+// searchQuery times a search.
+func searchQuery(ctx context.Context, s *app.Service, p cortex.SearchParams) func() (string, error) {
+	return func() (string, error) {
+		r, err := s.Search(ctx, p)
+		return fmt.Sprintf("%d hits (truncated: %v, not yet searchable: %d)", r.Total, r.Truncated, r.NotYetSearchable), err
+	}
 }
 
 // query is one timed query.

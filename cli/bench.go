@@ -177,7 +177,7 @@ func newCmdBenchQueries(f *Factory) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().IntVar(&runs, "runs", 10, "timed runs per query")
 	cmd.Flags().StringVar(&skill, "skill", "", "skill to investigate (default: the skill of the top incident of the last 30 days)")
-	cmd.Flags().StringSliceVar(&only, "only", nil, "only these queries (skill-incidents, skill-investigate, friction-incidents, friction-investigate, mcp-incidents, hook-incidents, incidents, abuse)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "only these queries (skill-incidents, skill-investigate, friction-incidents, friction-investigate, mcp-incidents, hook-incidents, incidents, abuse, mcp-investigate, hook-investigate, search-common, search-phrase, search-rank)")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (read it with go tool pprof)")
 	return cmd
 }

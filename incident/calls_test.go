@@ -15,12 +15,6 @@ func shell(cmd string) string {
 	return string(b)
 }
 
-func codexShell(cmd string) string {
-	b, _ := json.Marshal(map[string]string{"cmd": cmd})
-	return string(b)
-}
-
-func exit(n int64) *int64 { return &n }
 
 // Recovery is per operation and thread; a sibling cancellation names its
 // cause.

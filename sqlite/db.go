@@ -231,17 +231,24 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	db.wmu.Lock()
 	defer db.wmu.Unlock()
-	backoff := 50 * time.Millisecond
 	defer db.stmts.prepareWanted(context.WithoutCancel(ctx))
+	err := retryBusy(ctx, db.w, db.log, fn)
+	if err != nil && isBusy(err) {
+		return cortex.WrapError(cortex.CodeBusy, err, "the database is locked by another process; try again")
+	}
+	return err
+}
+
+// retryBusy runs fn in one transaction of conn (BEGIN IMMEDIATE), retrying
+// a file locked by another process with bounded, jittered backoff.
+func retryBusy(ctx context.Context, conn *sql.DB, log *slog.Logger, fn func(tx *sql.Tx) error) error {
+	backoff := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := db.writeOnce(ctx, fn)
+		err := writeOnce(ctx, conn, fn)
 		if err == nil || !isBusy(err) || attempt >= maxBusyRetries {
-			if err != nil && isBusy(err) {
-				return cortex.WrapError(cortex.CodeBusy, err, "the database is locked by another process; try again")
-			}
 			return err
 		}
-		db.log.Warn("database busy, retrying", "attempt", attempt+1, "err", err)
+		log.Warn("database busy, retrying", "attempt", attempt+1, "err", err)
 		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
 		select {
 		case <-ctx.Done():
@@ -252,8 +259,8 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 }
 
-func (db *DB) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+func writeOnce(ctx context.Context, conn *sql.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

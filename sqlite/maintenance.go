@@ -234,7 +234,7 @@ func (db *DB) Scrub(ctx context.Context) error {
 	if _, err := db.IndexSearch(ctx, nil); err != nil {
 		return err
 	}
-	err := searchWrite(ctx, db.sw, func(tx *sql.Tx) error {
+	err := db.searchWrite(ctx, func(tx *sql.Tx) error {
 		if err := secureDelete(ctx, tx, true); err != nil {
 			return err
 		}

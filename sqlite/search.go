@@ -6,13 +6,11 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"runtime"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/valyala/fastjson"
 	sqlite3 "modernc.org/sqlite"
@@ -96,7 +94,7 @@ func (db *DB) resetSearch(ctx context.Context, storeID string) error {
 	if err := db.w.QueryRowContext(ctx, `SELECT COALESCE(max(seq), 0) FROM search_changes`).Scan(&lastChange); err != nil {
 		return db.openErr(err)
 	}
-	err := searchWrite(ctx, db.sw, func(tx *sql.Tx) error {
+	err := db.searchWrite(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS search_fts`); err != nil {
 			return err
 		}
@@ -161,33 +159,10 @@ func setSearchState(ctx context.Context, tx *sql.Tx, st searchState) error {
 	return nil
 }
 
-// searchWrite runs fn in one transaction of the search file's writer,
-// retrying a file locked by another process with bounded backoff.
-func searchWrite(ctx context.Context, sw *sql.DB, fn func(tx *sql.Tx) error) error {
-	backoff := 50 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		err := func() error {
-			tx, err := sw.BeginTx(ctx, nil)
-			if err != nil {
-				return err
-			}
-			if err := fn(tx); err != nil {
-				_ = tx.Rollback()
-				return err
-			}
-			return tx.Commit()
-		}()
-		if err == nil || !isBusy(err) || attempt >= maxBusyRetries {
-			return err
-		}
-		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(sleep):
-		}
-		backoff = min(backoff*2, 2*time.Second)
-	}
+// searchWrite runs fn in one transaction of the search file's writer
+// (retrying a file locked by another process, see retryBusy).
+func (db *DB) searchWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return retryBusy(ctx, db.sw, db.log, fn)
 }
 
 // readerConnector opens the reader pool's connections with the search
@@ -505,7 +480,7 @@ func searchInsertSQL(n int) string {
 func (db *DB) applySearch(ctx context.Context, w searchWork, p *SearchProgress) (bool, error) {
 	moved := false
 	var done SearchProgress
-	err := searchWrite(ctx, db.sw, func(tx *sql.Tx) error {
+	err := db.searchWrite(ctx, func(tx *sql.Tx) error {
 		done, moved = SearchProgress{}, false
 		st, err := readSearchState(ctx, tx, "search_state")
 		if err != nil {

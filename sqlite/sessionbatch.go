@@ -129,25 +129,42 @@ type CallWindow struct {
 	Threads  []string
 }
 
-// callWindowSQL reads n windows' calls (packedCallCols), at most limit per
-// window, each tagged with its window's index, in window and time order.
-// The limit is written into the statement: a bound LIMIT inside a compound
-// statement's subqueries makes SQLite prepare the statement again at every
-// run (it marks the parameter as one the plan depends on).
-func callWindowSQL(n, limit int) string {
+// windowsSQL reads n windows, each with one (a SELECT of the window's
+// rows, tagged "? AS w" with its index), in window and time order, at
+// most limit rows per window. The limit is written into the statement: a
+// bound LIMIT inside a compound statement's subqueries makes SQLite
+// prepare the statement again at every run (it marks the parameter as one
+// the plan depends on).
+func windowsSQL(n, limit int, one string) string {
 	var b strings.Builder
 	for i := range n {
 		if i > 0 {
 			b.WriteString(" UNION ALL ")
 		}
-		// Threads come as one unit-separated list ("" for all threads).
-		b.WriteString(`SELECT * FROM (SELECT ? AS w, id, ` + packedCallCols + `
-			FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
-			WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
-			AND (? = '' OR instr(?, char(31) || COALESCE(ai_agent_id, '') || char(31)) > 0)
-			ORDER BY timestamp, id LIMIT ` + strconv.Itoa(limit) + `)`)
+		b.WriteString(`SELECT * FROM (` + one + ` ORDER BY timestamp, id LIMIT ` + strconv.Itoa(limit) + `)`)
 	}
 	return b.String()
+}
+
+// callWindowSQL is one window of SessionCallFactsMany: its calls'
+// packedCallCols from the session's call index. Threads come as one
+// unit-separated list ("" for all threads).
+const callWindowSQL = `SELECT ? AS w, id, ` + packedCallCols + `
+	FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+	WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+	AND (? = '' OR instr(?, char(31) || COALESCE(ai_agent_id, '') || char(31)) > 0)`
+
+// sortWindow puts a window's rows in time order (the statement reads them
+// so; this only makes it certain).
+func sortWindow[T any](xs []T, key func(T) (time.Time, int64)) {
+	slices.SortStableFunc(xs, func(a, b T) int {
+		ta, ia := key(a)
+		tb, ib := key(b)
+		if c := ta.Compare(tb); c != 0 {
+			return c
+		}
+		return cmp.Compare(ia, ib)
+	})
 }
 
 // SessionCallFactsMany returns the calls of many windows (at most limit
@@ -174,7 +191,7 @@ func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit i
 			}
 			args = append(args, sp[0]+i, w.Scope.Session, string(w.Scope.Tool), w.Scope.Host, from, to, threads, threads)
 		}
-		rows, err := db.query(ctx, callWindowSQL(len(part), limit), args...)
+		rows, err := db.query(ctx, windowsSQL(len(part), limit, callWindowSQL), args...)
 		if err != nil {
 			return nil, queryFailed(err, "tool calls")
 		}
@@ -193,14 +210,7 @@ func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit i
 			out[w] = append(out[w], c)
 		}
 		for _, cs := range out[sp[0]:sp[1]] {
-			// Each window's calls come in time order (the statement
-			// reads them so); this only makes it certain.
-			slices.SortStableFunc(cs, func(a, b SessionCall) int {
-				if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.ID, b.ID)
-			})
+			sortWindow(cs, func(c SessionCall) (time.Time, int64) { return c.Timestamp, c.ID })
 		}
 		err = rows.Err()
 		rows.Close()
@@ -211,23 +221,11 @@ func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit i
 	return out, nil
 }
 
-// hookWindowSQL reads n windows' runtime hook runs whose status is not
-// success (or that exited non-zero), at most limit per window (written into the statement:
-// see callWindowSQL), each tagged with its window's index.
-func hookWindowSQL(n, limit int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteString(" UNION ALL ")
-		}
-		b.WriteString(`SELECT * FROM (SELECT ? AS w, id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''),
-			status, exit_code FROM ai_hook_events INDEXED BY idx_ai_hook_events_session_time
-			WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
-			AND evidence_kind = 'runtime_transcript' AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)
-			ORDER BY timestamp, id LIMIT ` + strconv.Itoa(limit) + `)`)
-	}
-	return b.String()
-}
+// hookWindowSQL is one window of SessionHookRunsMany.
+const hookWindowSQL = `SELECT ? AS w, id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''),
+	status, exit_code FROM ai_hook_events INDEXED BY idx_ai_hook_events_session_time
+	WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+	AND evidence_kind = 'runtime_transcript' AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)`
 
 // SessionHookRunsMany returns the runtime hook runs of many windows (a
 // window's threads are ignored) whose status is not success or that
@@ -241,7 +239,7 @@ func (db *DB) SessionHookRunsMany(ctx context.Context, ws []CallWindow, limit in
 			args = append(args, sp[0]+i, w.Scope.Session, string(w.Scope.Tool), w.Scope.Host,
 				cortex.FormatTime(w.From), cortex.FormatTime(w.To))
 		}
-		rows, err := db.query(ctx, hookWindowSQL(len(part), limit), args...)
+		rows, err := db.query(ctx, windowsSQL(len(part), limit, hookWindowSQL), args...)
 		if err != nil {
 			return nil, queryFailed(err, "hook events")
 		}
@@ -263,12 +261,7 @@ func (db *DB) SessionHookRunsMany(ctx context.Context, ws []CallWindow, limit in
 			return nil, queryFailed(err, "hook events")
 		}
 		for _, hs := range out[sp[0]:sp[1]] {
-			slices.SortStableFunc(hs, func(a, b HookRun) int {
-				if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.ID, b.ID)
-			})
+			sortWindow(hs, func(h HookRun) (time.Time, int64) { return h.Timestamp, h.ID })
 		}
 	}
 	return out, nil
