@@ -15,7 +15,6 @@ func shell(cmd string) string {
 	return string(b)
 }
 
-
 // Recovery is per operation and thread; a sibling cancellation names its
 // cause.
 func TestClassifyCallsRecoveryAndCause(t *testing.T) {

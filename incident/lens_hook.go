@@ -540,7 +540,7 @@ func hookTriggers(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, eve
 	var out []textRow
 	switch event {
 	case "PreToolUse", "PostToolUse":
-		calls, err := db.SessionToolCalls(ctx, s, from, to, sessionToolCallsCap)
+		calls, err := db.SessionCallNames(ctx, s, from, to, sessionToolCallsCap)
 		if err != nil {
 			return nil, err
 		}
@@ -644,7 +644,7 @@ func (hookLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPar
 			if callsKnown {
 				return nil
 			}
-			cs, err := db.SessionToolCalls(ctx, s, from, to, sessionToolCallsCap)
+			cs, err := db.SessionCallNames(ctx, s, from, to, sessionToolCallsCap)
 			if err != nil {
 				return err
 			}

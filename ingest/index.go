@@ -151,10 +151,16 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 		close(out)
 	}()
 
-	// The search index follows the rows on the other cores.
+	// The search index follows the rows on the cores the parsers and the
+	// writer leave free; with no core to spare (two or fewer) it indexes
+	// once the rows are stored, which stores them sooner and makes them
+	// searchable no later.
 	var search *searchAlong
 	if ss, ok := store.(SearchStore); ok {
 		search = startSearch(ctx, ss, start, opts.Now, opts.SearchProgress)
+		if !opts.searchAlong() {
+			search.wakeOnlyAtEnd()
+		}
 		search.stored() // rows an earlier run left unindexed
 	}
 

@@ -45,6 +45,10 @@ type Options struct {
 	// BatchRecords and BatchBytes bound one write transaction.
 	BatchRecords int
 	BatchBytes   int
+	// SearchAlong says when the search index is written: SearchAuto
+	// (default) while the rows are stored when a CPU is left for it, else
+	// after them.
+	SearchAlong SearchMode
 	// Progress, when set, is called after every committed batch;
 	// SearchProgress after every transaction of the search index.
 	Progress       func(Progress)
@@ -54,6 +58,16 @@ type Options struct {
 	Codec          *rawcodec.Codec
 	Now            func() time.Time
 }
+
+// SearchMode says when Index writes the search index.
+type SearchMode int
+
+// Search modes.
+const (
+	SearchAuto SearchMode = iota
+	SearchConcurrent
+	SearchAfter
+)
 
 // Progress is a running total reported while indexing.
 type Progress struct {

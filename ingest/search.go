@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"runtime"
 	"time"
 
 	"github.com/cortexhq/cortex/sqlite"
@@ -42,6 +43,7 @@ type searchAlong struct {
 	wake     chan struct{}
 	done     chan struct{}
 	result   chan searchResult
+	lazy     bool
 }
 
 type searchResult struct {
@@ -88,9 +90,12 @@ func startSearch(ctx context.Context, store SearchStore, start time.Time, now fu
 	return s
 }
 
+// wakeOnlyAtEnd makes the indexer wait for finish.
+func (s *searchAlong) wakeOnlyAtEnd() { s.lazy = true }
+
 // stored tells the indexer that rows were committed.
 func (s *searchAlong) stored() {
-	if s == nil {
+	if s == nil || s.lazy {
 		return
 	}
 	select {
@@ -104,4 +109,16 @@ func (s *searchAlong) finish() (SearchSummary, error) {
 	close(s.done)
 	r := <-s.result
 	return r.sum, r.err
+}
+
+// searchAlong reports whether the search index is written while the rows
+// are (SearchAlong, else: more than two CPUs, one left for it).
+func (o *Options) searchAlong() bool {
+	switch o.SearchAlong {
+	case SearchConcurrent:
+		return true
+	case SearchAfter:
+		return false
+	}
+	return runtime.NumCPU() > 2
 }

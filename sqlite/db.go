@@ -59,6 +59,7 @@ type DB struct {
 	// sw writes the search file (see search.go); searchAttached says
 	// whether readers see it; searchMu serializes this process's indexers.
 	sw             *sql.DB
+	ir             *sql.DB // the indexer's readers
 	searchAttached bool
 	searchMu       sync.Mutex
 	codec          *rawcodec.Codec
@@ -139,6 +140,15 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	r.SetMaxIdleConns(opts.Readers)
 	db.r = r
 	db.reads.db = r
+	if !opts.ReadOnly {
+		// The search indexer reads every row once: through the page cache,
+		// not mapped (mapped pages of a whole archive would count as the
+		// process's memory).
+		ic, _ := newReaderConnector(path+"?"+common+"&_pragma=query_only(1)&_pragma=cache_size(-8192)&_pragma=mmap_size(0)", path)
+		db.ir = sql.OpenDB(ic)
+		db.ir.SetMaxOpenConns(2)
+		db.ir.SetMaxIdleConns(2)
+	}
 	if err := db.ping(ctx, r); err != nil {
 		db.Close()
 		return nil, err
@@ -197,6 +207,9 @@ func (db *DB) Close() error {
 	if db.r != nil {
 		db.reads.close()
 		errs = append(errs, db.r.Close())
+	}
+	if db.ir != nil {
+		errs = append(errs, db.ir.Close())
 	}
 	return errors.Join(errs...)
 }

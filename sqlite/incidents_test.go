@@ -168,12 +168,12 @@ func TestSessionToolCallsAndSkillQueries(t *testing.T) {
 	db, id := incidentFixture(t)
 	ctx := context.Background()
 	s := SessionScope{Tool: cortex.ToolClaude, Session: "sess-1", Host: "host-a"}
-	calls, err := db.SessionToolCalls(ctx, s, t0, t0.Add(time.Hour), 10)
+	calls, err := db.SessionCallNames(ctx, s, t0, t0.Add(time.Hour), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(calls) != 2 || !calls[0].IsError || calls[1].IsError || calls[0].ToolName != "Bash" ||
-		calls[0].ResultLogID == nil || *calls[0].ResultLogID != id["res-a"] || calls[0].ErrorText != "permission denied" {
+		calls[0].ResultLogID == nil || *calls[0].ResultLogID != id["res-a"] {
 		t.Fatalf("calls: %+v", calls)
 	}
 	failed, err := db.SessionFailedCalls(ctx, s, t0, t0.Add(time.Hour), 10)
