@@ -83,6 +83,7 @@ type InvocationParams struct {
 	Action string
 	Status string
 	Limit  int
+	After  *Cursor
 }
 
 // InvocationList is the answer of an audit listing, newest first.
@@ -91,4 +92,5 @@ type InvocationList struct {
 	Total          int          `json:"total"`
 	Truncated      bool         `json:"truncated"`
 	LimitClampedTo int          `json:"limit_clamped_to,omitempty"`
+	Next           string       `json:"next,omitempty"`
 }

@@ -31,6 +31,8 @@ type SearchParams struct {
 	Limit   int
 	// Rank orders by relevance (bm25) instead of newest first.
 	Rank bool
+	// After continues a listing (see Cursor).
+	After *Cursor
 }
 
 // SearchHit is one matching row.
@@ -49,6 +51,9 @@ type SearchHit struct {
 	TranscriptPath string   `json:"ai_transcript_path,omitempty"`
 	Line           int64    `json:"line,omitempty"`
 	Snippet        string   `json:"snippet"`
+	// Highlights are the byte ranges [start, end) of the query's words in
+	// Snippet.
+	Highlights [][2]int `json:"highlights,omitempty"`
 }
 
 // SearchResult is the answer to a search.
@@ -59,6 +64,13 @@ type SearchResult struct {
 	Total          int         `json:"total"`
 	Truncated      bool        `json:"truncated"`
 	LimitClampedTo int         `json:"limit_clamped_to,omitempty"`
+	// Next continues the listing (pass it as cursor); empty on the last page.
+	Next string `json:"next,omitempty"`
+	// When nothing matched inside a time range: the newest match outside
+	// it (if any) and the newest row stored at all, so an empty answer
+	// says whether to widen the range or to index.
+	NewestMatchOutsideRange string `json:"newest_match_outside_range,omitempty"`
+	NewestRow               string `json:"newest_row,omitempty"`
 }
 
 // SessionParams filter the session list.
@@ -69,6 +81,7 @@ type SessionParams struct {
 	Since   time.Time
 	Until   time.Time
 	Limit   int
+	After   *Cursor
 }
 
 // Session is one agent session with its row counts.
@@ -95,6 +108,7 @@ type SessionList struct {
 	Total          int       `json:"total"`
 	Truncated      bool      `json:"truncated"`
 	LimitClampedTo int       `json:"limit_clamped_to,omitempty"`
+	Next           string    `json:"next,omitempty"`
 }
 
 // Status describes the store.
@@ -192,6 +206,8 @@ type EventFilter struct {
 	Since   time.Time
 	Until   time.Time
 	Limit   int
+	// After continues a listing (see Cursor).
+	After *Cursor
 }
 
 // SkillEventParams filter skill events.
@@ -311,4 +327,6 @@ type EventList[T any] struct {
 	Total          int  `json:"total"`
 	Truncated      bool `json:"truncated"`
 	LimitClampedTo int  `json:"limit_clamped_to,omitempty"`
+	// Next continues the listing (pass it as cursor); empty on the last page.
+	Next string `json:"next,omitempty"`
 }

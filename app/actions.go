@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/ingest"
 )
 
 // Scope is an authorization scope of an action.
@@ -67,28 +68,144 @@ type Action struct {
 	Method string
 	Path   string
 	// CLI is the equivalent command line (documentation).
-	CLI    string
+	CLI string
+	// Lens is set on a lens's own incident listing or investigation
+	// (skill_incidents, mcp_investigate, …): MCP clients get these through
+	// the all-lens tools incidents and investigate, which take every
+	// lens's subject filters, instead of one tool each (every tool listed
+	// costs tokens in every agent session). REST and the CLI serve them.
+	Lens   string
 	params reflect.Type
 	schema *jsonschema.Schema
+	result *jsonschema.Schema
 	run    func(ctx context.Context, s *Service, c Caller, p any) (any, error)
 }
 
+// Option adjusts an action's declaration (its schemas).
+type Option func(*Action)
+
+// Enum restricts a parameter, or each item of a list parameter, to values.
+func Enum(param string, values ...string) Option {
+	return func(a *Action) {
+		p := a.schema.Properties[param]
+		if p == nil {
+			panic(fmt.Sprintf("action %s: no parameter %s to restrict", a.Name, param))
+		}
+		if p.Items != nil {
+			p = p.Items
+		}
+		p.Enum = make([]any, len(values))
+		for i, v := range values {
+			p.Enum[i] = v
+		}
+	}
+}
+
+// Describe sets a parameter's description.
+func Describe(param, text string) Option {
+	return func(a *Action) {
+		p := a.schema.Properties[param]
+		if p == nil {
+			panic(fmt.Sprintf("action %s: no parameter %s to describe", a.Name, param))
+		}
+		p.Description = text
+	}
+}
+
+// ForLens marks a lens's own incident action (see Action.Lens).
+func ForLens(lens string) Option { return func(a *Action) { a.Lens = lens } }
+
+// OnMCP reports whether the action is its own MCP tool.
+func (a Action) OnMCP() bool { return a.Lens == "" }
+
+// MCPTool names the MCP tool call that serves the action: its own tool,
+// or for a lens's action the all-lens tool with the lens.
+func (a Action) MCPTool() string {
+	if a.OnMCP() {
+		return a.Name
+	}
+	if strings.HasSuffix(a.Name, "_investigate") {
+		return "investigate lens=" + a.Lens
+	}
+	return "incidents lens=" + a.Lens
+}
+
 // define declares an action whose parameters are P (a struct with json
-// tags; its JSON schema is derived from it) and whose handler is run.
+// tags; its JSON schema is derived from it), whose result is R (its
+// schema too, unless R is an interface: an option must then give it) and
+// whose handler is run.
 func define[P any, R any](name string, scope Scope, cost Cost, method, path, cli, desc string,
-	run func(ctx context.Context, s *Service, c Caller, p *P) (R, error)) Action {
+	run func(ctx context.Context, s *Service, c Caller, p *P) (R, error), opts ...Option) Action {
 	schema, err := jsonschema.For[P](nil)
 	if err != nil {
 		panic(fmt.Sprintf("action %s: %v", name, err)) // a programming error, caught by every test
 	}
 	schema.Description = desc
-	return Action{Name: name, Description: desc, Scope: scope, Cost: cost, Method: method, Path: path, CLI: cli,
+	a := Action{Name: name, Description: desc, Scope: scope, Cost: cost, Method: method, Path: path, CLI: cli,
 		params: reflect.TypeFor[P](), schema: schema,
 		run: func(ctx context.Context, s *Service, c Caller, p any) (any, error) { return run(ctx, s, c, p.(*P)) }}
+	if reflect.TypeFor[R]().Kind() != reflect.Interface {
+		a.result = resultSchema[R]()
+	}
+	for _, o := range opts {
+		o(&a)
+	}
+	if a.result == nil {
+		panic(fmt.Sprintf("action %s: no result schema", name))
+	}
+	return a
+}
+
+// resultSchema is the JSON schema of a result type as encoding/json
+// writes it: a nil map or slice is null.
+func resultSchema[R any]() *jsonschema.Schema {
+	s, err := jsonschema.For[R](&jsonschema.ForOptions{TypeSchemas: customJSON})
+	if err != nil {
+		panic(fmt.Sprintf("result %T: %v", *new(R), err))
+	}
+	nullableMaps(s)
+	return s
+}
+
+// customJSON are the schemas of result types with their own JSON encoding.
+var customJSON = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[ingest.Duration](): {Type: "number", Description: "seconds"},
+}
+
+// nullableMaps lets every map of a generated schema be null, as a nil Go
+// map encodes (the generator allows null for slices and pointers only).
+func nullableMaps(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "object" && s.Properties == nil && s.AdditionalProperties != nil {
+		s.Type, s.Types = "", []string{"null", "object"}
+	}
+	for _, p := range s.Properties {
+		nullableMaps(p)
+	}
+	nullableMaps(s.Items)
+	nullableMaps(s.AdditionalProperties)
+	for _, x := range s.AnyOf {
+		nullableMaps(x)
+	}
+}
+
+// skillEventsResult gives skill_events its result schema: an event list
+// whose events are skill events, or skill summaries with summary=true.
+func skillEventsResult(a *Action) {
+	s := resultSchema[cortex.EventList[cortex.SkillEventRow]]()
+	sum := resultSchema[cortex.SkillSummary]()
+	ev := s.Properties["events"]
+	ev.Items = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{ev.Items, sum}}
+	a.result = s
 }
 
 // Schema returns the JSON schema of the action's parameters (a copy).
 func (a Action) Schema() *jsonschema.Schema { return a.schema.CloneSchemas() }
+
+// ResultSchema returns the JSON schema of the action's result (a copy).
+func (a Action) ResultSchema() *jsonschema.Schema { return a.result.CloneSchemas() }
 
 // Params lists the action's parameter names, sorted.
 func (a Action) Params() []string {
@@ -114,6 +231,10 @@ func (a Action) DecodeJSON(raw []byte) (any, error) {
 	if raw[0] != '{' {
 		return nil, cortex.Errorf(cortex.CodeInvalid, "%s: parameters must be a JSON object", a.Name)
 	}
+	raw, err := a.unalias(raw)
+	if err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
@@ -125,13 +246,73 @@ func (a Action) DecodeJSON(raw []byte) (any, error) {
 	return p, nil
 }
 
+// Doc is the documentation of a parameter: its doc tag, else its schema
+// description.
+func (a Action) Doc(param string) string {
+	for _, f := range fields(a.params) {
+		if f.name == param && f.doc != "" {
+			return f.doc
+		}
+	}
+	if p := a.schema.Properties[param]; p != nil {
+		return p.Description
+	}
+	return ""
+}
+
+// Aliases maps the older names parameters are still accepted under to
+// their names (tool → agent).
+func (a Action) Aliases() map[string]string {
+	m := map[string]string{}
+	for _, f := range fields(a.params) {
+		if f.alias != "" {
+			m[f.alias] = f.name
+		}
+	}
+	return m
+}
+
+// unalias renames aliased keys of a JSON object to their parameter names;
+// giving both names is an error.
+func (a Action) unalias(raw []byte) ([]byte, error) {
+	aliases := a.Aliases()
+	if len(aliases) == 0 {
+		return raw, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return raw, nil // the decoder reports it with context
+	}
+	changed := false
+	for old, name := range aliases {
+		v, ok := obj[old]
+		if !ok {
+			continue
+		}
+		if _, both := obj[name]; both {
+			return nil, cortex.Errorf(cortex.CodeInvalid, "%s: give %s or its older name %s, not both", a.Name, name, old)
+		}
+		obj[name] = v
+		delete(obj, old)
+		changed = true
+	}
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(obj)
+}
+
 func (a Action) paramError(err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	msg := err.Error()
 	switch {
 	case errors.As(err, &te):
-		msg = fmt.Sprintf("parameter %q must be %s", te.Field, jsonKind(te.Type))
+		field := te.Field
+		if i := strings.LastIndexByte(field, '.'); i >= 0 {
+			field = field[i+1:] // a parameter of an embedded group
+		}
+		msg = fmt.Sprintf("parameter %q must be %s", field, jsonKind(te.Type))
 	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
 		msg = "parameters are not valid JSON: " + err.Error()
 	case strings.HasPrefix(msg, "json: unknown field "):
@@ -162,6 +343,13 @@ type field struct {
 	name  string
 	index []int
 	typ   reflect.Type
+	// alias is an older name the parameter is still accepted under (tag
+	// alias:"…"); it is documented, never listed in schemas.
+	alias string
+	// doc is the parameter's documentation (tag doc:"…"): the full
+	// wording for the generated docs and the OpenAPI document; the schema
+	// description (tag jsonschema:"…") is the short one tools list.
+	doc string
 }
 
 // fields lists the JSON-named fields of a params struct (embedded structs
@@ -181,7 +369,7 @@ func fields(t reflect.Type) []field {
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
-		out = append(out, field{name: name, index: []int{i}, typ: f.Type})
+		out = append(out, field{name: name, index: []int{i}, typ: f.Type, alias: f.Tag.Get("alias"), doc: f.Tag.Get("doc")})
 	}
 	return out
 }
@@ -195,6 +383,12 @@ func (a Action) DecodeQuery(q url.Values) (any, error) {
 	byName := map[string]field{}
 	for _, f := range fields(a.params) {
 		byName[f.name] = f
+		if f.alias != "" {
+			if _, both := q[f.alias]; both && q.Has(f.name) {
+				return nil, cortex.Errorf(cortex.CodeInvalid, "%s: give %s or its older name %s, not both", a.Name, f.name, f.alias)
+			}
+			byName[f.alias] = f
+		}
 	}
 	keys := make([]string, 0, len(q))
 	for k := range q {

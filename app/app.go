@@ -41,7 +41,7 @@ const (
 
 func checkTool(t cortex.Tool) error {
 	if t != "" && !t.Valid() {
-		return cortex.Errorf(cortex.CodeInvalid, "unknown tool %q (use claude, codex or gemini)", t)
+		return cortex.Errorf(cortex.CodeInvalid, "unknown agent %q (use claude, codex or gemini)", t)
 	}
 	return nil
 }
@@ -74,6 +74,19 @@ func (s *Service) Search(ctx context.Context, p cortex.SearchParams) (cortex.Sea
 	p.Limit = limit
 	res, err := s.DB.Search(ctx, p)
 	res.LimitClampedTo = clamped
+	if err != nil || len(res.Hits) > 0 || p.After != nil {
+		return res, err
+	}
+	// Nothing: say whether matches exist outside the time range, and how
+	// new the store's data is.
+	if !p.Since.IsZero() || !p.Until.IsZero() {
+		wide := p
+		wide.Since, wide.Until, wide.Limit, wide.Rank = time.Time{}, time.Time{}, 1, false
+		if more, err := s.DB.Search(ctx, wide); err == nil && len(more.Hits) > 0 {
+			res.NewestMatchOutsideRange = more.Hits[0].Timestamp
+		}
+	}
+	res.NewestRow, err = s.DB.NewestRow(ctx)
 	return res, err
 }
 

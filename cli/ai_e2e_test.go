@@ -80,9 +80,17 @@ func TestEventCommandsEndToEnd(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "TIME") {
 		t.Errorf("human mcp-events output:\n%s", out)
 	}
-	_, errOut, code := e.run("--db", db, "ai", "skills", "--tool", "cursor")
-	if code != 2 || !strings.Contains(errOut, "unknown tool") {
-		t.Errorf("bad --tool: exit %d %s", code, errOut)
+	// --agent, and --tool, its older name.
+	for _, flag := range []string{"--agent", "--tool"} {
+		_, errOut, code := e.run("--db", db, "ai", "skills", flag, "cursor")
+		if code != 2 || !strings.Contains(errOut, "unknown agent") {
+			t.Errorf("bad %s: exit %d %s", flag, code, errOut)
+		}
+	}
+	// A mistyped subcommand is a usage error with a suggestion.
+	_, errOut, code := e.run("--db", db, "ai", "skil-incidents")
+	if code != 2 || !strings.Contains(errOut, `did you mean "skill-incidents"`) {
+		t.Errorf("mistyped subcommand: exit %d %s", code, errOut)
 	}
 	_, errOut, code = e.run("--db", db, "ai", "backfill")
 	if code != 2 || !strings.Contains(errOut, "--all") {

@@ -19,6 +19,7 @@ type SessionsOptions struct {
 	Since   string
 	Until   string
 	Limit   int
+	Cursor  string
 	JSON    bool
 }
 
@@ -39,12 +40,13 @@ func NewCmdSessions(f *Factory, runF func(context.Context, *SessionsOptions) err
 			return sessionsRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Tool, "tool", "", "only this agent: claude, codex or gemini")
+	agentFlag(cmd, &opts.Tool)
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only this project")
 	cmd.Flags().StringVar(&opts.Host, "host", "", "only this host")
 	cmd.Flags().StringVar(&opts.Since, "since", "", "active since (30m, 7d, today, 2026-11-30, RFC 3339)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "started before")
 	cmd.Flags().IntVar(&opts.Limit, "limit", app.DefaultSessionsLimit, fmt.Sprintf("maximum sessions (max %d)", app.MaxSessionsLimit))
+	cursorFlag(cmd, &opts.Cursor)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -54,13 +56,17 @@ func sessionsRun(ctx context.Context, f *Factory, opts *SessionsOptions) error {
 	if err != nil {
 		return err
 	}
+	after, err := cortex.DecodeCursor(opts.Cursor)
+	if err != nil {
+		return err
+	}
 	db, err := f.OpenDB(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	res, err := app.New(db).Sessions(ctx, cortex.SessionParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project,
-		Host: opts.Host, Since: since, Until: until, Limit: opts.Limit})
+		Host: opts.Host, Since: since, Until: until, Limit: opts.Limit, After: after})
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ func TestSearchFilters(t *testing.T) {
 	h := res.Hits[0]
 	want := cortex.SearchHit{ID: rows[2].id, Timestamp: "2026-11-20T09:02:00.000Z", Tool: "claude", Project: "/p/alpha",
 		SessionID: "s1", Role: "tool_call", Kind: "tool_call", Hostname: "host-a", Severity: "info",
-		TranscriptPath: "/t/claude-host-a.jsonl", Line: 1, Snippet: "cargo build kestrel"}
+		TranscriptPath: "/t/claude-host-a.jsonl", Line: 1, Snippet: "cargo build kestrel", Highlights: [][2]int{{0, 5}}}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit\n got %+v\nwant %+v", h, want)
 	}

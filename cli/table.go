@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"strings"
+	"time"
+
+	"github.com/rivo/uniseg"
+
+	"github.com/cortexhq/cortex"
+)
+
+// Terminal output: tables fitted to the terminal by display width (a CJK
+// character or an emoji takes two columns, a combining mark none), times
+// in local time unless --utc, and colour on a terminal unless NO_COLOR.
+
+// width is the display width of s in terminal columns.
+func width(s string) int { return uniseg.StringWidth(s) }
+
+// widthOf is width, for callers with a variable named width.
+func widthOf(s string) int { return width(s) }
+
+// cutWidth cuts s to at most w display columns, ending in "…" when cut;
+// it never splits a grapheme cluster.
+func cutWidth(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if width(s) <= w {
+		return s
+	}
+	var b strings.Builder
+	used, state := 0, -1
+	rest := s
+	for len(rest) > 0 {
+		var cluster string
+		var cw int
+		cluster, rest, cw, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if used+cw > w-1 {
+			break
+		}
+		b.WriteString(cluster)
+		used += cw
+	}
+	return b.String() + "…"
+}
+
+// padWidth pads s with spaces to w display columns.
+func padWidth(s string, w int) string {
+	if n := w - width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// column describes a table column: its header, the width its cells are
+// cut to at most (0: none), and whether it may shrink to fit the
+// terminal (text columns do; times, counts and ids do not).
+type column struct {
+	name   string
+	max    int
+	shrink bool
+	// style colours a cell (nil: none); it gets the raw cell text.
+	style func(string) string
+}
+
+// table collects rows and prints them with a header, columns separated
+// by two spaces, fitted to the terminal width.
+type table struct {
+	f    *Factory
+	cols []column
+	rows [][]string
+}
+
+func newTable(f *Factory, cols ...column) *table { return &table{f: f, cols: cols} }
+
+// add appends a row; cells are made single-line and safe.
+func (t *table) add(cells ...string) {
+	row := make([]string, len(t.cols))
+	for i := range t.cols {
+		if i < len(cells) {
+			row[i] = strings.Join(strings.Fields(Safe(cells[i])), " ")
+			if m := t.cols[i].max; m > 0 {
+				row[i] = cutWidth(row[i], m)
+			}
+		}
+	}
+	t.rows = append(t.rows, row)
+}
+
+// widths are the column widths: each the widest cell (or header), then
+// the shrinkable columns narrowed, widest first, until the table fits
+// limit (0: no limit) or none can shrink further (to 8 columns, or their
+// header).
+func (t *table) widths(limit int) []int {
+	w := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		w[i] = width(c.name)
+		for _, r := range t.rows {
+			w[i] = max(w[i], width(r[i]))
+		}
+	}
+	if limit <= 0 {
+		return w
+	}
+	total := func() int {
+		n := 2 * (len(w) - 1)
+		for _, x := range w {
+			n += x
+		}
+		return n
+	}
+	for total() > limit {
+		widest := -1
+		for i, c := range t.cols {
+			floor := max(8, width(c.name))
+			if c.shrink && w[i] > floor && (widest < 0 || w[i] > w[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		w[widest] = max(max(8, width(t.cols[widest].name)), w[widest]-(total()-limit))
+	}
+	return w
+}
+
+// print writes the header and the rows.
+func (t *table) print() {
+	w := t.widths(t.f.IO.TerminalWidth())
+	line := func(cells []string, header bool) {
+		var b strings.Builder
+		for i, c := range cells {
+			last := i == len(cells)-1
+			cell := cutWidth(c, w[i])
+			styled := cell
+			switch {
+			case header:
+				styled = t.f.IO.Bold(cell)
+			case t.cols[i].style != nil && t.f.IO.Color():
+				styled = t.cols[i].style(cell)
+			}
+			b.WriteString(styled)
+			if !last {
+				b.WriteString(strings.Repeat(" ", w[i]-width(cell)+2))
+			}
+		}
+		t.f.IO.Printf("%s\n", strings.TrimRight(b.String(), " "))
+	}
+	names := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = c.name
+	}
+	line(names, true)
+	for _, r := range t.rows {
+		line(r, false)
+	}
+}
+
+// timeCell shows a stored RFC 3339 time as "2006-01-02 15:04" in the
+// local zone (UTC with --utc); seconds adds the seconds.
+func (f *Factory) timeCell(stored string, seconds bool) string {
+	layout := "2006-01-02 15:04"
+	if seconds {
+		layout += ":05"
+	}
+	t, err := cortex.ParseTimestamp(stored)
+	if err != nil || stored == "" {
+		return stored
+	}
+	return f.inZone(t).Format(layout)
+}
+
+// clockCell shows a stored time as "15:04:05" (local, or UTC).
+func (f *Factory) clockCell(stored string) string {
+	t, err := cortex.ParseTimestamp(stored)
+	if err != nil || stored == "" {
+		return stored
+	}
+	return f.inZone(t).Format("15:04:05")
+}
+
+func (f *Factory) inZone(t time.Time) time.Time {
+	if f.UTC {
+		return t.UTC()
+	}
+	return t.Local()
+}
+
+// labelStyle colours a priority label.
+func labelStyle(s string) string {
+	switch s {
+	case "critical":
+		return ansi("1;31", s)
+	case "high":
+		return ansi("31", s)
+	case "medium":
+		return ansi("33", s)
+	}
+	return s
+}
+
+// statusStyle colours a failed status.
+func statusStyle(s string) string {
+	switch s {
+	case "error", "failed", "timeout", "blocked", "cancelled", "rate_limited", "circuit_open", "denied", "disabled":
+		return ansi("31", s)
+	}
+	return s
+}
+
+// severityStyle colours log severities of error and worse.
+func severityStyle(s string) string {
+	switch s {
+	case "emerg", "alert", "crit", "err":
+		return ansi("31", s)
+	case "warning":
+		return ansi("33", s)
+	}
+	return s
+}
+
+func ansi(code, s string) string { return "\x1b[" + code + "m" + s + "\x1b[0m" }
+
+// printMore tells how to get the next page of a listing.
+func printMore(f *Factory, shown int, total int, next string) {
+	switch {
+	case next != "" && total > shown:
+		f.IO.Printf("(showing %d of %d; next page: --cursor %s)\n", shown, total, next)
+	case next != "":
+		f.IO.Printf("(showing %d; next page: --cursor %s)\n", shown, next)
+	}
+}

@@ -1,0 +1,77 @@
+package incident
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/cortexhq/cortex"
+)
+
+// Names returns the names of the engine's lenses, sorted. Surfaces that
+// work on every lens (the all-lens incident listing, the lens enums of the
+// action registry) iterate this, so a new lens appears there without edits.
+func Names() []string {
+	var names []string
+	for name := range Lenses() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Signals returns the signal names a lens can report.
+func Signals(l Lens) []string { return slices.Clone(l.signals()) }
+
+// ForID returns the lens whose incident ids start like id (the longest
+// matching prefix wins: "skill-inc-…" is a skill incident, "inc-…" an abuse
+// one), or a not-found error naming the known prefixes.
+func ForID(id string) (Lens, error) {
+	var best Lens
+	var prefixes []string
+	for _, name := range Names() {
+		l := Lenses()[name]
+		prefixes = append(prefixes, l.prefix()+"…")
+		if strings.HasPrefix(id, l.prefix()) && (best == nil || len(l.prefix()) > len(best.prefix())) {
+			best = l
+		}
+	}
+	if best == nil {
+		return nil, cortex.Errorf(cortex.CodeNotFound, "%q is no incident id (ids start with %s)", id, strings.Join(prefixes, ", "))
+	}
+	return best, nil
+}
+
+// LabelRank orders priority labels, most severe first (critical 0, high
+// 1, medium 2, low 3; unknown labels last). Labels mean the same on every
+// lens, so an all-lens listing sorts by them before the lens's own score.
+func LabelRank(label string) int {
+	switch label {
+	case "critical":
+		return 0
+	case "high":
+		return 1
+	case "medium":
+		return 2
+	case "low":
+		return 3
+	}
+	return 4
+}
+
+// Ranked lists every incident of a lens, best first, with the scan's
+// counters and no limit: for callers that page through a ranking or merge
+// the rankings of several lenses (the page is theirs to cut; Truncated is
+// set only for a cut candidate scan).
+func (e *Engine) Ranked(ctx context.Context, l Lens, p cortex.IncidentParams) (cortex.IncidentList, error) {
+	r, err := e.run(ctx, l, &p)
+	if err != nil {
+		return cortex.IncidentList{}, err
+	}
+	out := cortex.IncidentList{Incidents: r.incidents, Total: len(r.incidents), CandidateRows: r.candidateRows,
+		CandidateCap: e.candidateCap(), CandidateWindowTruncated: r.truncated, Truncated: r.truncated, WindowMinutes: r.window}
+	if out.Incidents == nil {
+		out.Incidents = []cortex.Incident{}
+	}
+	return out, nil
+}
