@@ -78,7 +78,9 @@ type Action struct {
 	params reflect.Type
 	schema *jsonschema.Schema
 	result *jsonschema.Schema
-	run    func(ctx context.Context, s *Service, c Caller, p any) (any, error)
+	// resultName names the result type in documents (OpenAPI components).
+	resultName string
+	run        func(ctx context.Context, s *Service, c Caller, p any) (any, error)
 }
 
 // Option adjusts an action's declaration (its schemas).
@@ -144,8 +146,8 @@ func define[P any, R any](name string, scope Scope, cost Cost, method, path, cli
 	a := Action{Name: name, Description: desc, Scope: scope, Cost: cost, Method: method, Path: path, CLI: cli,
 		params: reflect.TypeFor[P](), schema: schema,
 		run: func(ctx context.Context, s *Service, c Caller, p any) (any, error) { return run(ctx, s, c, p.(*P)) }}
-	if reflect.TypeFor[R]().Kind() != reflect.Interface {
-		a.result = resultSchema[R]()
+	if rt := reflect.TypeFor[R](); rt.Kind() != reflect.Interface {
+		a.result, a.resultName = resultSchema[R](), typeName(rt)
 	}
 	for _, o := range opts {
 		o(&a)
@@ -191,9 +193,30 @@ func nullableMaps(s *jsonschema.Schema) {
 	}
 }
 
+// typeName is a document name for a Go type: its name, with the element
+// type of a generic list spelled out (EventList[pkg.ToolEventRow] →
+// ToolEventRowList).
+func typeName(t reflect.Type) string {
+	name := t.Name()
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		inner := strings.TrimSuffix(name[i+1:], "]")
+		inner = inner[strings.LastIndexByte(inner, '.')+1:]
+		return inner + "List"
+	}
+	if name == "Result" { // assess.Result → AssessResult
+		pkg := t.PkgPath()[strings.LastIndexByte(t.PkgPath(), '/')+1:]
+		return strings.ToUpper(pkg[:1]) + pkg[1:] + name
+	}
+	return name
+}
+
+// ResultName names the result's schema in documents.
+func (a Action) ResultName() string { return a.resultName }
+
 // skillEventsResult gives skill_events its result schema: an event list
 // whose events are skill events, or skill summaries with summary=true.
 func skillEventsResult(a *Action) {
+	a.resultName = "SkillEventsResult"
 	s := resultSchema[cortex.EventList[cortex.SkillEventRow]]()
 	sum := resultSchema[cortex.SkillSummary]()
 	ev := s.Properties["events"]
