@@ -589,6 +589,40 @@ func codexOutcomeOf(out *fastjson.Value) (codexOutcome, []byte) {
 	return oc, body
 }
 
+// execHeaderKeys are the lines Codex puts before a command's output
+// ("Chunk ID: 95b0f4", "Wall time: 0.4 seconds", "Process exited with code
+// 1", "Original token count: 52", then "Output:").
+var execHeaderKeys = []string{"Chunk ID:", "Wall time:", "Process exited with code", "Process running with session ID",
+	"Original token count:", "Exit code:", "Total output lines:"}
+
+// execOutput returns a command output without Codex's header: the text
+// after the "Output:" line that ends a run of header lines, or the text as
+// it is when it does not start with such a header. The exit code is read
+// from the header before (codexOutcomeOf); the stored row keeps the whole
+// output, the tool event the command's own.
+func execOutput(b []byte) []byte {
+	rest := b
+	for lines := 0; lines < 8 && len(rest) > 0; lines++ {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		line = bytes.TrimRight(line, "\r")
+		if string(line) == "Output:" {
+			if lines == 0 {
+				return b
+			}
+			return after
+		}
+		known := false
+		for _, k := range execHeaderKeys {
+			known = known || bytes.HasPrefix(line, []byte(k))
+		}
+		if !known {
+			return b
+		}
+		rest = after
+	}
+	return b
+}
+
 // exitLine finds the first line of b that starts with prefix and an
 // integer, like the regular expression (?m)^prefix(-?[0-9]+). found
 // reports a match, ok that its integer fits an int.
