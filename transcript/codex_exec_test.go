@@ -56,8 +56,13 @@ func TestCodexExecOutputs(t *testing.T) {
 			}
 		})
 	}
+	// A header that starts with the command (over several lines) goes too.
+	if got := string(execOutput([]byte("Command: /bin/zsh -lc 'cat <<EOF\na\nEOF'\nChunk ID: 266e25\nWall time: 0.0000 seconds\n" +
+		"Process exited with code 1\nOriginal token count: 0\nOutput:\nboom\n"))); got != "boom\n" {
+		t.Errorf("command header: %q", got)
+	}
 	// Text that only looks like a header stays whole.
-	for _, s := range []string{"Output:\nx", "Chunk ID: 1\nsomething else\nOutput:\nx", "plain output"} {
+	for _, s := range []string{"Output:\nx", "Chunk ID: 1\nsomething else\nOutput:\nx", "plain output", "Command: x\nOutput:\ny"} {
 		if got := string(execOutput([]byte(s))); got != s {
 			t.Errorf("execOutput(%q) = %q", s, got)
 		}
