@@ -1,10 +1,13 @@
 package cli_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
@@ -98,6 +101,10 @@ func TestEventCommandsEndToEnd(t *testing.T) {
 	}
 }
 
+// configChanged is when the test's agent configuration files were last
+// changed.
+var configChanged = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 func TestBackfillAndHookConfigEndToEnd(t *testing.T) {
 	corpus := realCorpus(t)
 	e := newEnv(t)
@@ -110,6 +117,12 @@ func TestBackfillAndHookConfigEndToEnd(t *testing.T) {
 		"claude/planetfall-seed-signalkit/68/4e6d7327e9/0/full.jsonl": ".claude/projects/-p/s.jsonl",
 	} {
 		copyFile(t, filepath.Join(corpus, src), filepath.Join(e.home, dst))
+		// Configured hooks are dated by their file, not by the index run.
+		if strings.Contains(dst, "settings") || strings.Contains(dst, "hooks") || strings.Contains(dst, "config") {
+			if err := os.Chtimes(filepath.Join(e.home, dst), configChanged, configChanged); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	var idx struct {
 		Events     map[string]int `json:"events"`
@@ -140,6 +153,10 @@ func TestBackfillAndHookConfigEndToEnd(t *testing.T) {
 		tools[ev["ai_tool"]] = true
 		if ev["log_id"] != nil || ev["ai_session_id"] != nil || ev["status"] != "configured" {
 			t.Errorf("a configured hook looks like a run: %v", ev)
+		}
+		if ev["timestamp"] != cortex.FormatTime(configChanged) || ev["last_seen"] == ev["timestamp"] {
+			t.Errorf("a configured hook is dated %v (last seen %v), not by its file (%s)", ev["timestamp"], ev["last_seen"],
+				cortex.FormatTime(configChanged))
 		}
 	}
 	if !tools["claude"] || !tools["codex"] || !tools["gemini"] {

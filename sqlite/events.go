@@ -552,19 +552,30 @@ func (db *DB) StoreConfigHooks(ctx context.Context, host string, seen time.Time,
 			ON CONFLICT(ai_tool, hostname, COALESCE(ai_project, ''), COALESCE(hook_source, ''), hook_event, COALESCE(hook_name, ''),
 				COALESCE(hook_command, ''), COALESCE(trusted_hash, ''), evidence_kind) WHERE log_id IS NULL
 			DO UPDATE SET last_seen = excluded.last_seen, metadata_json = excluded.metadata_json, event_index = excluded.event_index
-			RETURNING timestamp = last_seen`)
+			RETURNING id`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		// A row id above every id before it is a new row; a lower one an
+		// existing row refreshed.
+		var newest int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM ai_hook_events`).Scan(&newest); err != nil {
+			return err
+		}
 		for _, h := range hooks {
-			var fresh bool
-			args := append(hookArgs(eventRow{tool: string(h.Tool), project: h.Project, host: host, ts: ts}, &h.Hook), ts)
-			if err := st.QueryRowContext(ctx, args...).Scan(&fresh); err != nil {
+			var id int64
+			at := ts
+			if !h.Configured.IsZero() {
+				at = cortex.FormatTime(h.Configured)
+			}
+			args := append(hookArgs(eventRow{tool: string(h.Tool), project: h.Project, host: host, ts: at}, &h.Hook), ts)
+			if err := st.QueryRowContext(ctx, args...).Scan(&id); err != nil {
 				return fmt.Errorf("store configured hook: %w", err)
 			}
-			if fresh {
+			if id > newest {
 				inserted++
+				newest = id
 			} else {
 				refreshed++
 			}
@@ -583,6 +594,9 @@ type ConfigHook struct {
 	Tool    cortex.Tool
 	Project string
 	Hook    cortex.HookEvent
+	// Configured is when the hook's file was last changed: the time shown
+	// for it (the collection time is its last_seen). Zero: seen.
+	Configured time.Time
 }
 
 // StoredRecord is a logs row with what event extraction needs: the row
