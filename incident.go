@@ -87,6 +87,10 @@ type Incident struct {
 	Score         float64  `json:"priority_score"`
 	Label         string   `json:"priority_label"`
 	WindowMinutes int      `json:"window_minutes"`
+	// Usage is what the session spent on the model from the incident's
+	// first to its last event: the cost of the failure (nil when the
+	// transcript records no usage in that span).
+	Usage *UsageSummary `json:"usage,omitempty"`
 }
 
 // IncidentParams select and bound incidents of any lens.

@@ -100,6 +100,17 @@ type Session struct {
 	SubagentRows   int64  `json:"subagent_rows"`
 	ToolVersion    string `json:"tool_version,omitempty"`
 	TranscriptPath string `json:"ai_transcript_path,omitempty"`
+	// Title is the session's summary (TitleSource "summary"), else its
+	// first typed prompt ("first_prompt").
+	Title       string `json:"title,omitempty"`
+	TitleSource string `json:"title_source,omitempty"`
+	// DurationSecs is last seen minus first seen.
+	DurationSecs float64 `json:"duration_secs"`
+	// Models are the models that answered in the session.
+	Models []string `json:"models,omitempty"`
+	// Usage is the session's token usage and estimated cost (nil when
+	// the transcript records none).
+	Usage *UsageSummary `json:"usage,omitempty"`
 }
 
 // SessionList is the answer to a session listing.

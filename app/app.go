@@ -23,6 +23,8 @@ type Service struct {
 	Logger *slog.Logger
 	// Host names this machine in locks and audit lines ("" = hostname).
 	Host string
+	// Prices estimate the cost of token usage (nil: cortex.DefaultPrices).
+	Prices cortex.Prices
 
 	runner      *llm.Runner
 	newProvider ProviderFactory
@@ -114,7 +116,49 @@ func (s *Service) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.
 	p.Limit = limit
 	res, err := s.DB.Sessions(ctx, p)
 	res.LimitClampedTo = clamped
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	usage, err := s.DB.SessionUsage(ctx, res.Sessions)
+	if err != nil {
+		return res, err
+	}
+	for i := range res.Sessions {
+		se := &res.Sessions[i]
+		se.Usage = s.prices().Summarize(usage[[3]string{string(se.Tool), se.SessionID, se.Hostname}])
+		se.Models = se.Usage.Models()
+	}
+	return res, nil
+}
+
+func (s *Service) prices() cortex.Prices {
+	if s.Prices == nil {
+		return cortex.DefaultPrices()
+	}
+	return s.Prices
+}
+
+// incidentUsage sets what each incident's session spent on the model
+// between the incident's first and last event.
+func (s *Service) incidentUsage(ctx context.Context, incs []cortex.Incident) error {
+	for i := range incs {
+		if err := s.setIncidentUsage(ctx, &incs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) setIncidentUsage(ctx context.Context, inc *cortex.Incident) error {
+	if inc.SessionID == "" {
+		return nil
+	}
+	byModel, err := s.DB.UsageBetween(ctx, inc.Tool, inc.SessionID, inc.Hostname, inc.FirstSeen, inc.LastSeen)
+	if err != nil {
+		return err
+	}
+	inc.Usage = s.prices().Summarize(byModel)
+	return nil
 }
 
 // Status describes the store.

@@ -28,7 +28,7 @@ func (s *Service) Incidents(ctx context.Context, lens string, p cortex.IncidentP
 	}
 	out.LimitClampedTo = clamped
 	page(&out, p.After, limit)
-	return out, nil
+	return out, s.incidentUsage(ctx, out.Incidents)
 }
 
 // page cuts one page out of a whole ranking and says whether more follow.
@@ -99,7 +99,7 @@ func (s *Service) AllIncidents(ctx context.Context, lenses []string, p cortex.In
 		return strings.Compare(a.ID, b.ID)
 	})
 	page(&out, p.After, limit)
-	return out, nil
+	return out, s.incidentUsage(ctx, out.Incidents)
 }
 
 // selectLenses resolves lens names (nil: all) and keeps those that can
@@ -148,7 +148,16 @@ func (s *Service) Investigate(ctx context.Context, lens string, p cortex.Investi
 	if err != nil {
 		return cortex.Investigation{}, err
 	}
-	return incident.New(s.DB).Investigate(ctx, l, p)
+	inv, err := incident.New(s.DB).Investigate(ctx, l, p)
+	if err != nil {
+		return inv, err
+	}
+	for i := range inv.Bundles {
+		if err := s.setIncidentUsage(ctx, &inv.Bundles[i].Incident); err != nil {
+			return inv, err
+		}
+	}
+	return inv, nil
 }
 
 // subjectsOf names the lenses whose subject filters p sets.

@@ -130,7 +130,7 @@ func withService(ctx context.Context, f *Factory, fn func(*app.Service) error) e
 		return err
 	}
 	defer db.Close()
-	return fn(app.New(db))
+	return fn(f.NewService(db))
 }
 
 // SkillsOptions are the flags of `cortex ai skills`.

@@ -94,6 +94,7 @@ func (f *Factory) NewService(db *sqlite.DB) *app.Service {
 	s.Logger = f.Logger
 	if f.cfg != nil {
 		s.Host = f.cfg.Hostname
+		s.Prices = f.cfg.Prices
 	}
 	return s
 }

@@ -305,14 +305,15 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 		what = "TERMS"
 	}
 	cols := []column{{name: "SCORE"}, {name: "LABEL", style: labelStyle}, {name: what, max: 48, shrink: true},
-		{name: "SIGNALS", max: 80, shrink: true}, {name: "AGENT"}, {name: "SESSION"}, {name: "LAST SEEN"}, {name: "ID"}}
+		{name: "SIGNALS", max: 80, shrink: true}, {name: "AGENT"}, {name: "SESSION"}, {name: "LAST SEEN"}, {name: "TOKENS"},
+		{name: "COST"}, {name: "ID"}}
 	if lens == "" {
 		cols = append([]column{{name: "LENS"}}, cols...)
 	}
 	t := newTable(f, cols...)
 	for _, inc := range res.Incidents {
 		row := []string{fmt.Sprintf("%.0f", inc.Score), inc.Label, incidentSubject(inc), signalSummary(inc), string(inc.Tool),
-			shortSession(inc.SessionID), f.timeCell(inc.LastSeen, false), inc.ID}
+			shortSession(inc.SessionID), f.timeCell(inc.LastSeen, false), tokensCell(inc.Usage), costCell(inc.Usage), inc.ID}
 		if lens == "" {
 			row = append([]string{inc.Lens}, row...)
 		}

@@ -86,6 +86,9 @@ func printIncidentHead(f *Factory, inc cortex.Incident) {
 		f.IO.Printf(" · %d activation(s), %d skill events", inc.EventCount, len(inc.EventIDs))
 	}
 	f.IO.Printf("\n  signals: %s\n", signalSummary(inc))
+	if u := inc.Usage; u != nil {
+		f.IO.Printf("  spent in it: %s tokens (%d model responses), estimated %s\n", tokensCell(u), u.Total.Responses, costCell(u))
+	}
 }
 
 // printFindings prints deterministic findings with their hints.

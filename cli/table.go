@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -88,9 +89,9 @@ func (t *table) add(cells ...string) {
 }
 
 // widths are the column widths: each the widest cell (or header), then
-// the shrinkable columns narrowed, widest first, until the table fits
-// limit (0: no limit) or none can shrink further (to 8 columns, or their
-// header).
+// the widest shrinkable column narrowed by one, again and again, until the
+// table fits limit (0: no limit) or none can shrink further (to 8
+// columns, or their header).
 func (t *table) widths(limit int) []int {
 	w := make([]int, len(t.cols))
 	for i, c := range t.cols {
@@ -120,7 +121,7 @@ func (t *table) widths(limit int) []int {
 		if widest < 0 {
 			break
 		}
-		w[widest] = max(max(8, width(t.cols[widest].name)), w[widest]-(total()-limit))
+		w[widest]-- // one column at a time: the widest shrink towards each other
 	}
 	return w
 }
@@ -230,4 +231,49 @@ func printMore(f *Factory, shown int, total int, next string) {
 	case next != "":
 		f.IO.Printf("(showing %d; next page: --cursor %s)\n", shown, next)
 	}
+}
+
+// tokensCell shows a token count short: 950, 12.4k, 3.1M.
+func tokensCell(u *cortex.UsageSummary) string {
+	if u == nil {
+		return ""
+	}
+	n := float64(u.Total.Total())
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1fG", n/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1fk", n/1e3)
+	}
+	return fmt.Sprintf("%.0f", n)
+}
+
+// costCell shows an estimated cost: "$3.59", "$3.59+" when some models
+// have no price, "?" when none has.
+func costCell(u *cortex.UsageSummary) string {
+	switch {
+	case u == nil:
+		return ""
+	case len(u.Unpriced) > 0 && u.CostUSD == 0:
+		return "?"
+	case len(u.Unpriced) > 0:
+		return fmt.Sprintf("$%.2f+", u.CostUSD)
+	}
+	return fmt.Sprintf("$%.2f", u.CostUSD)
+}
+
+// durationCell shows seconds as 45s, 12m, 3h05m, 2d4h.
+func durationCell(secs float64) string {
+	d := time.Duration(secs * float64(time.Second))
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }

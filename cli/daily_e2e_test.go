@@ -1,0 +1,159 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSessionsOnTheRealCorpusEndToEnd indexes the real corpus with the
+// binary and checks what a daily user sees: sessions with titles,
+// durations, models, token usage and cost; no session made of a summary
+// alone (nor dated at index time); Codex failures as "exit N: …".
+func TestSessionsOnTheRealCorpusEndToEnd(t *testing.T) {
+	corpus := realCorpus(t)
+	e := newEnv(t)
+	db := filepath.Join(e.home, "c.db")
+	if out, errOut, code := e.run("--db", db, "index", corpus, "--json"); code != 0 {
+		t.Fatalf("index: exit %d %s %s", code, out, errOut)
+	}
+	type usage struct {
+		Total struct {
+			Input     int64 `json:"input_tokens"`
+			Output    int64 `json:"output_tokens"`
+			Responses int64 `json:"responses"`
+		} `json:"total"`
+		CostUSD float64 `json:"cost_usd"`
+	}
+	var list struct {
+		Sessions []struct {
+			ID          string   `json:"ai_session_id"`
+			Tool        string   `json:"ai_tool"`
+			FirstSeen   string   `json:"first_seen"`
+			LastSeen    string   `json:"last_seen"`
+			Title       string   `json:"title"`
+			TitleSource string   `json:"title_source"`
+			Duration    float64  `json:"duration_secs"`
+			Models      []string `json:"models"`
+			Usage       *usage   `json:"usage"`
+		} `json:"sessions"`
+	}
+	e.json(&list, "--db", db, "sessions", "--limit", "1000", "--json")
+	if len(list.Sessions) == 0 {
+		t.Fatal("no sessions")
+	}
+	titled, priced, summaries := 0, 0, 0
+	for _, s := range list.Sessions {
+		// ../shared/corpus/real/claude/claude-code-log/-Users-dain-workspace-claude-code-log-sample/4e27c414-….jsonl
+		// holds one summary record and nothing else.
+		if strings.HasPrefix(s.ID, "4e27c414-") {
+			t.Errorf("a summary-only file became session %s (%s)", s.ID, s.LastSeen)
+		}
+		if s.LastSeen > "2026-11-01" {
+			t.Errorf("session %s is dated %s: the corpus ends in June 2026 (index time leaked in)", s.ID, s.LastSeen)
+		}
+		if s.Title != "" {
+			titled++
+		}
+		if s.TitleSource == "summary" {
+			summaries++
+		}
+		if s.Usage != nil && s.Usage.CostUSD > 0 && len(s.Models) > 0 {
+			priced++
+		}
+	}
+	if titled < len(list.Sessions)*9/10 || summaries == 0 || priced < len(list.Sessions)/2 {
+		t.Errorf("%d sessions: %d titled (%d by a summary), %d with usage and cost", len(list.Sessions), titled, summaries, priced)
+	}
+	// The session of the README example, by hand from its file: 98
+	// assistant lines, 47 distinct responses.
+	for _, s := range list.Sessions {
+		if s.ID == "3b5a9bec-34c4-48d5-9502-dd21f9e1e011" &&
+			(s.Usage == nil || s.Usage.Total.Responses != 47 || s.Usage.Total.Input != 5879 || s.Usage.Total.Output != 45373) {
+			t.Errorf("session 3b5a9bec usage %+v, want 47 responses, 5879 input, 45373 output tokens", s.Usage)
+		}
+	}
+	out, _, code := e.run("--db", db, "sessions", "--limit", "3")
+	if code != 0 || !strings.HasPrefix(out, "LAST SEEN") || !strings.Contains(out, "TOKENS") || !strings.Contains(out, "$") {
+		t.Errorf("human sessions:\n%s", out)
+	}
+
+	// Incidents carry what the session spent during them.
+	var incs struct {
+		Incidents []struct {
+			ID    string `json:"incident_id"`
+			Usage *usage `json:"usage"`
+		} `json:"incidents"`
+	}
+	e.json(&incs, "--db", db, "ai", "incidents", "--limit", "100", "--json")
+	withUsage := 0
+	for _, i := range incs.Incidents {
+		if i.Usage != nil && i.Usage.Total.Responses > 0 {
+			withUsage++
+		}
+	}
+	if withUsage == 0 {
+		t.Errorf("no incident carries token usage: %+v", incs)
+	}
+
+	// Codex failures read "exit N: <output>", not Codex's header.
+	var calls struct {
+		Events []struct {
+			ErrorText string `json:"error_text"`
+			ExitCode  *int   `json:"exit_code"`
+		} `json:"events"`
+	}
+	e.json(&calls, "--db", db, "ai", "mcp-events", "--agent", "codex", "--errors", "--limit", "200", "--json")
+	exits := 0
+	for _, c := range calls.Events {
+		if strings.Contains(c.ErrorText, "Chunk ID:") || strings.HasPrefix(c.ErrorText, "Wall time:") {
+			t.Errorf("codex error text keeps the header: %.120q", c.ErrorText)
+		}
+		if c.ExitCode != nil && strings.HasPrefix(c.ErrorText, "exit ") {
+			exits++
+		}
+	}
+	if exits == 0 {
+		t.Errorf("no codex failure reads exit N: …")
+	}
+}
+
+// TestConfigAndVersionEndToEnd prints the effective configuration: every
+// default filled in, the same keys as JSON, loadable again.
+func TestConfigAndVersionEndToEnd(t *testing.T) {
+	e := newEnv(t)
+	out, _, code := e.run("config")
+	for _, want := range []string{"workers = ", "udp = '127.0.0.1:1514'", "queue_size = 65536", ".claude/projects", "[prices.",
+		"prices: US dollars per million tokens"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("config lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "workers = 0") || strings.Contains(out, "queue_size = 0") {
+		t.Errorf("config prints zeros instead of defaults:\n%s", out)
+	}
+	path := filepath.Join(e.home, "effective.toml")
+	os.WriteFile(path, []byte(out), 0o644)
+	if again, errOut, code := e.run("--config", path, "config"); code != 0 || again[strings.Index(again, "\n"):] != out[strings.Index(out, "\n"):] {
+		t.Errorf("the printed configuration does not load back the same: exit %d %s", code, errOut)
+	}
+	var js map[string]any
+	e.json(&js, "config", "--json")
+	for _, key := range []string{"db", "hostname", "index", "server", "syslog", "llm", "prices", "prices_as_of", "config_file"} {
+		if _, ok := js[key]; !ok {
+			t.Errorf("config --json lacks %s", key)
+		}
+	}
+	var v struct {
+		Version string `json:"version"`
+		Schema  int    `json:"schema_version"`
+	}
+	e.json(&v, "version", "--json")
+	vout, _, code := e.run("--version")
+	if v.Version == "" || v.Schema < 13 || code != 0 || !strings.HasPrefix(vout, "cortex "+v.Version) {
+		t.Errorf("version %+v, --version %q", v, vout)
+	}
+	_ = json.Valid
+}
