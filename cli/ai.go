@@ -427,7 +427,15 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 	defer db.Close()
 	var progress func(scanned int64)
 	if f.IO.StderrTTY && !opts.JSON {
-		progress = func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\rscanned %d rows", n) }
+		total, err := db.CountTranscriptRecords(ctx, opts.AfterID, since)
+		if err != nil {
+			return err
+		}
+		if opts.Limit > 0 {
+			total = min(total, int64(opts.Limit))
+		}
+		bar := newProgressLine(f.Now, total, "rows")
+		progress = func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\r%s", bar.line(n)) }
 	}
 	res, err := app.New(db).Backfill(ctx, app.BackfillParams{Kinds: opts.Kinds, Since: since, Limit: opts.Limit, AfterID: opts.AfterID,
 		DryRun: opts.DryRun, Hostname: cfg.Hostname, Holder: "cli", Progress: progress})

@@ -188,3 +188,15 @@ func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressLineHasTotalAndETA(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	p := newProgressLine(func() time.Time { return now }, 1_000_000, "rows")
+	now = now.Add(10 * time.Second)
+	got := p.line(250_000)
+	for _, want := range []string{"250,000 of 1,000,000 rows", "(25%)", "25,000 rows/s", "about 30s left"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress %q lacks %q", got, want)
+		}
+	}
+}

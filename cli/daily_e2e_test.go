@@ -3,7 +3,9 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -156,4 +158,24 @@ func TestConfigAndVersionEndToEnd(t *testing.T) {
 		t.Errorf("version %+v, --version %q", v, vout)
 	}
 	_ = json.Valid
+}
+
+// TestBackfillProgressOnATerminal runs backfill under a pseudo-terminal
+// (script(1)): the progress line says how many rows of how many.
+func TestBackfillProgressOnATerminal(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	e := newEnv(t)
+	db := indexedLabelled(t, e)
+	cmd := exec.Command(scriptBin, "-qec", cortexBin+" --db "+db+" ai backfill --all --dry-run", "/dev/null")
+	cmd.Env = e.vars
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("backfill: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`scanned [0-9,]+ of [0-9,]+ rows \(100%\)`).Match(out) {
+		t.Errorf("no progress with a total:\n%q", out)
+	}
 }

@@ -277,3 +277,35 @@ func durationCell(secs float64) string {
 	}
 	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }
+
+// progressLine renders "scanned 120,000 of 5,000,000 rows (2%), 45,000
+// rows/s, about 1m50s left" for work of a known total.
+type progressLine struct {
+	now   func() time.Time
+	start time.Time
+	total int64
+	noun  string
+}
+
+func newProgressLine(now func() time.Time, total int64, noun string) *progressLine {
+	if now == nil {
+		now = time.Now
+	}
+	return &progressLine{now: now, start: now(), total: total, noun: noun}
+}
+
+func (p *progressLine) line(done int64) string {
+	s := fmt.Sprintf("scanned %s of %s %s", commas(int(done)), commas(int(p.total)), p.noun)
+	if p.total > 0 {
+		s += fmt.Sprintf(" (%d%%)", min(100, done*100/p.total))
+	}
+	elapsed := p.now().Sub(p.start).Seconds()
+	if elapsed > 0.5 && done > 0 {
+		rate := float64(done) / elapsed
+		s += fmt.Sprintf(", %s %s/s", commas(int(rate)), p.noun)
+		if left := p.total - done; left > 0 {
+			s += ", about " + durationCell(float64(left)/rate) + " left"
+		}
+	}
+	return s + "   "
+}

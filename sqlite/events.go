@@ -611,6 +611,22 @@ type StoredRecord struct {
 // TranscriptRecords returns up to limit transcript rows with id > afterID
 // (and timestamp >= since when set), in id order — the keyset scan of a
 // backfill. It reads through the reader pool and holds no write lock.
+// CountTranscriptRecords counts the transcript rows a backfill from
+// afterID (and since) would scan: the total of its progress.
+func (db *DB) CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time) (int64, error) {
+	q := `SELECT count(*) FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
+	args := []any{afterID}
+	if !since.IsZero() {
+		q += ` AND timestamp >= ?`
+		args = append(args, cortex.FormatTime(since))
+	}
+	var n int64
+	if err := db.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot count stored records: %v", err)
+	}
+	return n, nil
+}
+
 func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.Time, limit int) ([]StoredRecord, error) {
 	q := `SELECT id, hostname, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), timestamp,
 		COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(json_extract(metadata_json, '$.turn_id'), ''), raw
