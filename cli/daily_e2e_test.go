@@ -179,3 +179,57 @@ func TestBackfillProgressOnATerminal(t *testing.T) {
 		t.Errorf("no progress with a total:\n%q", out)
 	}
 }
+
+// TestDynamicCompletionEndToEnd asks the binary for completions the way
+// the shell scripts of `cortex completion` do: names come from the store.
+func TestDynamicCompletionEndToEnd(t *testing.T) {
+	e := newEnv(t)
+	db := indexedLabelled(t, e)
+	complete := func(args ...string) []string {
+		t.Helper()
+		out, errOut, code := e.run(append([]string{"--db", db, "__complete"}, args...)...)
+		if code != 0 {
+			t.Fatalf("__complete %v: exit %d %s", args, code, errOut)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if l != "" && !strings.HasPrefix(l, ":") {
+				got = append(got, strings.SplitN(l, "\t", 2)[0])
+			}
+		}
+		return got
+	}
+	has := func(list []string, want string) bool {
+		for _, x := range list {
+			if x == want {
+				return true
+			}
+		}
+		return false
+	}
+	if got := complete("ai", "skill-investigate", "lavra"); !has(got, "lavra:lavra-plan") {
+		t.Errorf("skill completion: %v", got)
+	}
+	if got := complete("ai", "mcp-events", "--server", ""); !has(got, "labby") {
+		t.Errorf("MCP server completion: %v", got)
+	}
+	if got := complete("ai", "hook-investigate", "Post"); len(got) == 0 || !strings.HasPrefix(got[0], "Post") {
+		t.Errorf("hook completion: %v", got)
+	}
+	var sessions struct {
+		Sessions []struct {
+			ID string `json:"ai_session_id"`
+		} `json:"sessions"`
+	}
+	e.json(&sessions, "--db", db, "sessions", "--json")
+	id := sessions.Sessions[0].ID
+	if got := complete("ai", "skills", "--session", id[:4]); !has(got, id) {
+		t.Errorf("session completion of %q: %v", id[:4], got)
+	}
+	if got := complete("search", "x", "--agent", "co"); len(got) != 1 || got[0] != "codex" {
+		t.Errorf("agent completion: %v", got)
+	}
+	if got := complete("ai", "incidents", "--lens", ""); !has(got, "skill") || !has(got, "abuse") {
+		t.Errorf("lens completion: %v", got)
+	}
+}

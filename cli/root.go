@@ -80,6 +80,7 @@ SQLite store with full-text search, and finds the incidents in them.`,
 	root.Version = cortex.Version()
 	root.SetVersionTemplate("cortex {{.Version}}\n")
 	rejectUnknownSubcommands(root)
+	registerCompletions(f, root)
 	return root
 }
 
