@@ -233,3 +233,86 @@ func TestDynamicCompletionEndToEnd(t *testing.T) {
 		t.Errorf("lens completion: %v", got)
 	}
 }
+
+// TestSearchAndTablesEndToEnd: the README's search example searches the
+// phrase, matches are marked, an empty result inside --since says what
+// lies outside it; tables fit COLUMNS, show local time (or --utc), and are
+// coloured on a terminal unless NO_COLOR.
+func TestSearchAndTablesEndToEnd(t *testing.T) {
+	corpus := realCorpus(t)
+	e := newEnv(t)
+	db := filepath.Join(e.home, "c.db")
+	if out, errOut, code := e.run("--db", db, "index", filepath.Join(corpus, "codex"), "--json"); code != 0 {
+		t.Fatalf("index: %d %s %s", code, out, errOut)
+	}
+	var res struct {
+		FTSQuery string `json:"fts_query"`
+		Hits     []struct {
+			Snippet    string   `json:"snippet"`
+			Highlights [][2]int `json:"highlights"`
+		} `json:"hits"`
+		NewestMatch string `json:"newest_match_outside_range"`
+		NewestRow   string `json:"newest_row"`
+	}
+	// The shell passes `timeout OR "rate limit"` as three arguments.
+	e.json(&res, "--db", db, "search", "timeout", "OR", "rate limit", "--json")
+	if res.FTSQuery != `("timeout" OR "rate limit")` || len(res.Hits) == 0 {
+		t.Fatalf("phrase query: %q, %d hits", res.FTSQuery, len(res.Hits))
+	}
+	for _, h := range res.Hits {
+		if len(h.Highlights) == 0 {
+			t.Errorf("no highlight in %q", h.Snippet)
+			continue
+		}
+		if w := strings.ToLower(h.Snippet[h.Highlights[0][0]:h.Highlights[0][1]]); w != "timeout" && w != "rate limit" {
+			t.Errorf("highlight %q in %q", w, h.Snippet)
+		}
+	}
+	res.Hits = nil
+	e.json(&res, "--db", db, "search", "exec_command", "--since", "2026-11-01", "--json")
+	if len(res.Hits) != 0 || res.NewestMatch == "" || res.NewestRow == "" {
+		t.Fatalf("empty answer inside --since: %+v", res)
+	}
+	out, _, _ := e.run("--db", db, "search", "exec_command", "--since", "2026-11-01")
+	if !strings.Contains(out, "Older matches exist") || !strings.Contains(out, "newest stored row") {
+		t.Errorf("human empty answer:\n%s", out)
+	}
+
+	// Tables fit COLUMNS by display width.
+	e.vars = append(e.vars, "COLUMNS=80")
+	out, _, code := e.run("--db", db, "ai", "mcp-events", "--limit", "20")
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if n := len([]rune(l)); code != 0 || n > 80 && !strings.HasPrefix(l, "(") {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	// Local time by default, UTC with --utc.
+	local := append(append([]string{}, e.vars...), "TZ=Asia/Tokyo")
+	cmd := exec.Command(cortexBin, "--db", db, "sessions", "--limit", "1")
+	cmd.Env = local
+	tokyo, _ := cmd.Output()
+	cmd = exec.Command(cortexBin, "--db", db, "sessions", "--limit", "1", "--utc")
+	cmd.Env = local
+	utc, _ := cmd.Output()
+	if string(tokyo) == string(utc) || len(tokyo) == 0 {
+		t.Errorf("local and UTC times are the same:\n%s\n%s", tokyo, utc)
+	}
+	// Colour on a terminal, none with NO_COLOR.
+	if scriptBin, err := exec.LookPath("script"); err == nil {
+		for _, noColor := range []bool{false, true} {
+			env := append([]string{}, e.vars...)
+			if noColor {
+				env = append(env, "NO_COLOR=1")
+			}
+			cmd := exec.Command(scriptBin, "-qec", cortexBin+" --db "+db+" ai mcp-events --limit 3", "/dev/null")
+			cmd.Env = append(env, "TERM=xterm")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("script: %v %s", err, out)
+			}
+			if colored := strings.Contains(string(out), "\x1b["); colored == noColor {
+				t.Errorf("NO_COLOR=%v: coloured %v:\n%q", noColor, colored, out)
+			}
+		}
+	}
+}

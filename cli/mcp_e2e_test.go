@@ -229,11 +229,31 @@ func runTypeScriptClient(t *testing.T, vars []string, args ...string) {
 }
 
 // TestTypeScriptClientStdio drives `cortex mcp` with the official
-// TypeScript SDK over stdio.
+// TypeScript SDK over stdio, as an agent config does on a machine with
+// no store yet: the labelled sessions sit where the agents write them,
+// and cortex mcp creates the store and indexes them before it answers.
 func TestTypeScriptClientStdio(t *testing.T) {
 	e := newEnv(t)
-	db := indexedLabelled(t, e)
+	labelled := testcorpus.Labelled(t)
+	for agent, dst := range map[string]string{"claude": ".claude/projects/-work-demo", "codex": ".codex/sessions/2026/10/14"} {
+		src := filepath.Join(labelled, agent)
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			copyFile(t, p, filepath.Join(e.home, dst, rel))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(e.home, "no-store-yet", "c.db")
 	runTypeScriptClient(t, e.vars, "stdio", cortexBin, db)
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("cortex mcp did not create the store: %v", err)
+	}
 }
 
 // TestTypeScriptClientHTTP drives mcpserver.HTTPHandler with the official
