@@ -83,21 +83,7 @@ func (s *Service) AllIncidents(ctx context.Context, lenses []string, p cortex.In
 		out.Truncated = out.Truncated || l.Truncated
 		out.WindowMinutes = l.WindowMinutes
 	}
-	slices.SortStableFunc(out.Incidents, func(a, b cortex.Incident) int {
-		if r := incident.LabelRank(a.Label) - incident.LabelRank(b.Label); r != 0 {
-			return r
-		}
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		if c := strings.Compare(b.LastSeen, a.LastSeen); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(out.Incidents, incident.BySeverity)
 	page(&out, p.After, limit)
 	return out, s.incidentUsage(ctx, out.Incidents)
 }

@@ -61,46 +61,35 @@ func skillNames(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) 
 	return db.SkillNames(ctx)
 }
 
-func mcpTargets(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
-	names, err := db.MCPNames(ctx)
-	var out []string
-	for _, n := range names {
-		out = append(out, n.Server)
-		if n.Tool != "" {
-			out = append(out, n.Server+"/"+n.Tool)
+// mcpNames lists the MCP servers seen, and with tools also server/tool.
+func mcpNames(tools bool) completer {
+	return func(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
+		names, err := db.MCPNames(ctx)
+		var out []string
+		for _, n := range names {
+			out = append(out, n.Server)
+			if tools && n.Tool != "" {
+				out = append(out, n.Server+"/"+n.Tool)
+			}
 		}
+		return out, err
 	}
-	return out, err
 }
 
-func mcpServers(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
-	names, err := db.MCPNames(ctx)
-	var out []string
-	for _, n := range names {
-		out = append(out, n.Server)
-	}
-	return out, err
-}
-
-func hookNames(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
-	names, err := db.HookNames(ctx)
-	var out []string
-	for _, n := range names {
-		out = append(out, n.Event)
-		if n.Name != "" {
-			out = append(out, n.Name)
+// hookNames lists the hook events seen, and with names also the hook
+// names (PostToolUse:Bash).
+func hookNames(names bool) completer {
+	return func(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
+		hooks, err := db.HookNames(ctx)
+		var out []string
+		for _, h := range hooks {
+			out = append(out, h.Event)
+			if names && h.Name != "" {
+				out = append(out, h.Name)
+			}
 		}
+		return out, err
 	}
-	return out, err
-}
-
-func hookEvents(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
-	names, err := db.HookNames(ctx)
-	var out []string
-	for _, n := range names {
-		out = append(out, n.Event)
-	}
-	return out, err
 }
 
 func sessionIDs(ctx context.Context, db *sqlite.DB, typed string) ([]string, error) {
@@ -130,22 +119,22 @@ func registerCompletions(f *Factory, root *cobra.Command) {
 		"signal":     fixed(allSignals()...),
 		"kind":       fixed("skills", "mcp", "hooks"),
 		"skill":      f.complete(skillNames),
-		"server":     f.complete(mcpServers),
-		"target":     f.complete(mcpTargets),
-		"hook":       f.complete(hookNames),
-		"hook-event": f.complete(hookEvents),
+		"server":     f.complete(mcpNames(false)),
+		"target":     f.complete(mcpNames(true)),
+		"hook":       f.complete(hookNames(true)),
+		"hook-event": f.complete(hookNames(false)),
 		"session":    f.complete(sessionIDs),
 	}
 	byCommand := map[string]cobra.CompletionFunc{
 		"cortex ai skill-investigate": f.complete(skillNames),
 		"cortex ai skill-assess":      f.complete(skillNames),
 		"cortex assess skill":         f.complete(skillNames),
-		"cortex ai mcp-incidents":     f.complete(mcpTargets),
-		"cortex ai mcp-investigate":   f.complete(mcpTargets),
-		"cortex assess mcp":           f.complete(mcpTargets),
-		"cortex ai hook-incidents":    f.complete(hookNames),
-		"cortex ai hook-investigate":  f.complete(hookNames),
-		"cortex assess hooks":         f.complete(hookNames),
+		"cortex ai mcp-incidents":     f.complete(mcpNames(true)),
+		"cortex ai mcp-investigate":   f.complete(mcpNames(true)),
+		"cortex assess mcp":           f.complete(mcpNames(true)),
+		"cortex ai hook-incidents":    f.complete(hookNames(true)),
+		"cortex ai hook-investigate":  f.complete(hookNames(true)),
+		"cortex assess hooks":         f.complete(hookNames(true)),
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

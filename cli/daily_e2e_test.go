@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +14,8 @@ import (
 // durations, models, token usage and cost; no session made of a summary
 // alone (nor dated at index time); Codex failures as "exit N: …".
 func TestSessionsOnTheRealCorpusEndToEnd(t *testing.T) {
-	corpus := realCorpus(t)
 	e := newEnv(t)
-	db := filepath.Join(e.home, "c.db")
-	if out, errOut, code := e.run("--db", db, "index", corpus, "--json"); code != 0 {
-		t.Fatalf("index: exit %d %s %s", code, out, errOut)
-	}
+	db := indexedPath(t, e, realCorpus(t))
 	type usage struct {
 		Total struct {
 			Input     int64 `json:"input_tokens"`
@@ -157,7 +152,6 @@ func TestConfigAndVersionEndToEnd(t *testing.T) {
 	if v.Version == "" || v.Schema < 13 || code != 0 || !strings.HasPrefix(vout, "cortex "+v.Version) {
 		t.Errorf("version %+v, --version %q", v, vout)
 	}
-	_ = json.Valid
 }
 
 // TestBackfillProgressOnATerminal runs backfill under a pseudo-terminal
@@ -239,12 +233,8 @@ func TestDynamicCompletionEndToEnd(t *testing.T) {
 // lies outside it; tables fit COLUMNS, show local time (or --utc), and are
 // coloured on a terminal unless NO_COLOR.
 func TestSearchAndTablesEndToEnd(t *testing.T) {
-	corpus := realCorpus(t)
 	e := newEnv(t)
-	db := filepath.Join(e.home, "c.db")
-	if out, errOut, code := e.run("--db", db, "index", filepath.Join(corpus, "codex"), "--json"); code != 0 {
-		t.Fatalf("index: %d %s %s", code, out, errOut)
-	}
+	db := indexedPath(t, e, filepath.Join(realCorpus(t), "codex"))
 	var res struct {
 		FTSQuery string `json:"fts_query"`
 		Hits     []struct {

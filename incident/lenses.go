@@ -42,6 +42,16 @@ func ForID(id string) (Lens, error) {
 	return best, nil
 }
 
+// BySeverity orders incidents of different lenses: the most severe label
+// first (labels mean the same on every lens), then as each lens ranks its
+// own (score, newest, id).
+func BySeverity(a, b cortex.Incident) int {
+	if r := LabelRank(a.Label) - LabelRank(b.Label); r != 0 {
+		return r
+	}
+	return byScore(a, b)
+}
+
 // LabelRank orders priority labels, most severe first (critical 0, high
 // 1, medium 2, low 3; unknown labels last). Labels mean the same on every
 // lens, so an all-lens listing sorts by them before the lens's own score.
