@@ -28,6 +28,9 @@ const (
 	SkillClaudeSlash       = "claude_slash_command"  // a skill body injected for a user slash command
 	SkillClaudeInvoked     = "claude_invoked_skills" // an invoked_skills attachment (re-injection)
 	SkillCodexBlock        = "codex_skill_block"     // a <skill><name>…</name> block in a Codex rollout
+	SkillClaudeCommand     = "claude_user_command"   // a slash command the user typed (a skill, or a custom command)
+	SkillCodexRead         = "codex_skill_read"      // a Codex shell call printing an installed SKILL.md
+	SkillCodexAnnounced    = "codex_skill_announced" // a Codex message opening "Using `name` …"
 )
 
 // SkillEvent is one use of a skill seen in a transcript record.
@@ -122,12 +125,53 @@ type HookEvent struct {
 	Meta  map[string]string
 }
 
+// User event kinds: what the human at the keyboard did, as the agent
+// recorded it. They are the ground truth of every incident lens.
+const (
+	// UserPrompt is a prompt the human typed (queued while the agent
+	// worked included); never injected context, skill bodies, command
+	// output or a parent agent's prompt to a subagent.
+	UserPrompt = "prompt"
+	// UserCommand is a slash command the human typed (/name args).
+	UserCommand = "command"
+	// UserShell is a shell command the human ran themselves (Claude's !).
+	UserShell = "shell"
+	// UserInterrupt is the human stopping the agent (Esc, Ctrl-C): Claude
+	// "[Request interrupted by user…]", Codex turn_aborted, Gemini
+	// "Request cancelled.".
+	UserInterrupt = "interrupt"
+	// UserRejection is the human refusing a tool call (Claude's "The user
+	// doesn't want to proceed with this tool use", a denied Codex
+	// approval, a cancelled Gemini call), with their reason when given.
+	UserRejection = "rejection"
+	// UserClarify is the human answering a question in their own words
+	// instead of choosing an option (Claude AskUserQuestion): not a
+	// refusal.
+	UserClarify = "clarify"
+)
+
+// UserEvent is one act of the human in a transcript record.
+type UserEvent struct {
+	Kind string
+	// Text is the human's own words: the prompt without IDE context or
+	// attachment lists, the command with its arguments, a rejection's
+	// reason. Bounded and redacted.
+	Text string
+	// CallID is the refused tool call (rejections, clarifications).
+	CallID string
+	// Source is how the agent marks the prompt: "typed" (Claude
+	// promptSource), "queued", or empty when the format does not say.
+	Source string
+	Meta   map[string]string
+}
+
 // Events are the normalized events of one transcript record.
 type Events struct {
 	Skills []SkillEvent
 	Tools  []ToolEvent
 	Hooks  []HookEvent
+	Users  []UserEvent
 }
 
 // Empty reports whether there are no events.
-func (e *Events) Empty() bool { return len(e.Skills)+len(e.Tools)+len(e.Hooks) == 0 }
+func (e *Events) Empty() bool { return len(e.Skills)+len(e.Tools)+len(e.Hooks)+len(e.Users) == 0 }

@@ -7,14 +7,16 @@ import (
 
 // Lenses of the incident engine.
 const (
-	LensAbuse = "abuse"
-	LensSkill = "skill"
-	LensMCP   = "mcp"
-	LensHook  = "hook"
+	LensAbuse    = "abuse"
+	LensSkill    = "skill"
+	LensMCP      = "mcp"
+	LensHook     = "hook"
+	LensFriction = "friction"
 )
 
 // Skill lens signals.
 const (
+	SignalUserStopped    = "user_stopped_skill"
 	SignalUserCorrection = "user_correction_after_skill"
 	SignalToolFailure    = "tool_failure_after_skill"
 	SignalScopeConfusion = "scope_or_source_confusion"
@@ -33,6 +35,17 @@ const (
 	SignalCorrectionAfterCall    = "user_correction_after_tool_call"
 	SignalToolClaimedUnavailable = "tool_claimed_unavailable"
 	SignalResultContradicted     = "tool_result_contradicted"
+)
+
+// Friction lens signals: the user's verdicts, whatever was active.
+const (
+	SignalInterrupt       = "user_interrupt"
+	SignalRejection       = "user_rejection"
+	SignalStop            = "user_stop"
+	SignalCorrection      = "user_correction"
+	SignalRevert          = "revert_request"
+	SignalRepeatedRequest = "repeated_request"
+	SignalDissatisfied    = "user_dissatisfied"
 )
 
 // Hook lens signals.
@@ -60,6 +73,16 @@ type Incident struct {
 	HookEvent   string `json:"hook_event,omitempty"`
 	HookName    string `json:"hook_name,omitempty"`
 	HookSource  string `json:"hook_source,omitempty"`
+	// SubjectKind says what a skill-lens subject is: "skill", or "command"
+	// (a custom slash command with no skill body).
+	SubjectKind string `json:"subject_kind,omitempty"`
+	// CoActive names the other skills whose runs overlapped this one in
+	// its agent thread (skill lens): the user's verdicts are charged to
+	// each of them, so read them side by side.
+	CoActive []string `json:"co_active_skills,omitempty"`
+	// AttributedTo names what was active when the user reacted (friction
+	// lens): the skill runs, MCP tools and hooks, or nothing.
+	AttributedTo []Attribution `json:"attributed_to,omitempty"`
 	// EvidenceBasis says what proves the incident (hook lens): the
 	// evidence kind EvidenceRuntime (it ran), or EvidenceConfig /
 	// EvidenceTrust only (it was configured: not proof it ran).
@@ -91,6 +114,18 @@ type Incident struct {
 	// first to its last event: the cost of the failure (nil when the
 	// transcript records no usage in that span).
 	Usage *UsageSummary `json:"usage,omitempty"`
+}
+
+// Attribution is a subject a friction incident is charged to: what was
+// active when the user reacted.
+type Attribution struct {
+	Kind string `json:"kind"` // skill, command, mcp, hook
+	Name string `json:"name"`
+	// Why says how it was active ("skill run in scope", "the refused call",
+	// "the last call before the interrupt", "hook failed just before").
+	Why string `json:"why"`
+	// Acts counts the user's acts of the incident charged to it.
+	Acts int `json:"acts"`
 }
 
 // IncidentParams select and bound incidents of any lens.
@@ -174,6 +209,9 @@ type EvidenceRow struct {
 	Signals []string `json:"signals,omitempty"`
 	// Term is the abuse term found (abuse anchors).
 	Term string `json:"term,omitempty"`
+	// Reaction marks the user's reaction right after an incident (user
+	// voice rows).
+	Reaction bool `json:"reaction,omitempty"`
 }
 
 // ToolFailure is a failed tool call near an incident (from ai_mcp_events).
@@ -187,9 +225,50 @@ type ToolFailure struct {
 	Status      string `json:"status"`
 	ExitCode    *int64 `json:"exit_code,omitempty"`
 	ErrorText   string `json:"error_text,omitempty"`
-	// Recovered is set when a later call of the same tool succeeded in the
-	// window.
+	// Recovered is set when the same operation later succeeded in the
+	// same agent thread.
 	Recovered bool `json:"recovered"`
+	// Class is the call's outcome class: failed, failed_in_output,
+	// expected_probe, sibling_cancelled, user_rejected, …
+	Class string `json:"class,omitempty"`
+	// Command is the command line of a shell call (bounded).
+	Command string `json:"command,omitempty"`
+	// Operation names what failed in a few safe words: a shell call's
+	// program and subcommand ("entire dispatch", "gh api"), else the
+	// tool's name.
+	Operation string `json:"operation,omitempty"`
+	// Line is the line of output that shows the failure.
+	Line string `json:"line,omitempty"`
+}
+
+// SkillDoc is the skill document a run loaded, as the transcript shows it.
+type SkillDoc struct {
+	Name string `json:"skill_name"`
+	// Path is the SKILL.md path when known.
+	Path string `json:"path,omitempty"`
+	// SHA256 is the body's content hash when the record states it.
+	SHA256 string `json:"sha256,omitempty"`
+	// Source is the skill event the text comes from (claude_skill_body,
+	// codex_skill_read, …) and LogID its row.
+	Source string `json:"source"`
+	LogID  int64  `json:"log_id"`
+	// Text is the document (bounded); AsPrinted says it is what the agent
+	// printed of the file (a Codex `sed -n '1,240p'`: lines outside the
+	// range it printed are missing), Truncated that the bound cut it.
+	Text      string `json:"text"`
+	AsPrinted bool   `json:"as_printed,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// SkillQuote is a line of the skill document (or of what the skill's own
+// command printed) that a finding is about.
+type SkillQuote struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	// Source is "skill_doc", or "command_output" with the row (LogID) of
+	// the output.
+	Source string `json:"source"`
+	LogID  int64  `json:"log_id,omitempty"`
 }
 
 // Finding is one deterministic failure mode derived from a bundle.
@@ -203,6 +282,12 @@ type Finding struct {
 	Hint        string  `json:"prevention_hint"`
 	// Why says which phrases or signals matched.
 	Why string `json:"why,omitempty"`
+	// Cause is the line of evidence that shows the cause (a tool's error
+	// line, the user's words), one line, bounded.
+	Cause string `json:"cause,omitempty"`
+	// SkillQuotes are the lines of the skill document the finding is
+	// about, when the document is stored.
+	SkillQuotes []SkillQuote `json:"skill_quotes,omitempty"`
 }
 
 // Factor is a contributing factor with its evidence.
@@ -228,6 +313,20 @@ type Bundle struct {
 	// SkillEvents are the incident's skill events (skill lens).
 	SkillEvents          []SkillEventRow `json:"skill_events,omitempty"`
 	SkillEventsTruncated bool            `json:"skill_events_truncated"`
+	// Skill is the skill document the run loaded, when a record shows it
+	// (skill lens).
+	Skill *SkillDoc `json:"skill_doc,omitempty"`
+	// SkillOutputs are the outputs of the skill's own command in the run
+	// (`marvin work` for the marvin skill): instructions it prints are
+	// the skill's too.
+	SkillOutputs []EvidenceRow `json:"skill_outputs,omitempty"`
+	// Failures are the failed tool calls in the incident's own scope,
+	// classified (skill lens: the run's thread, activation to reaction).
+	Failures          []ToolFailure `json:"failures,omitempty"`
+	FailuresTruncated bool          `json:"failures_truncated,omitempty"`
+	// RunCalls counts the tool calls in a skill run's scope (loading the
+	// skill aside).
+	RunCalls int `json:"run_calls,omitempty"`
 	// MCPEvents are the incident's own tool calls (MCP lens): call and
 	// result log rows prove the call happened and how it ended.
 	MCPEvents          []ToolEventRow `json:"mcp_events,omitempty"`
@@ -238,20 +337,25 @@ type Bundle struct {
 	// NearbyToolCalls are the session's tool calls in the correlation
 	// window (hook lens: what the hook ran around); NearbyMCPEvents those
 	// classified as MCP.
-	NearbyToolCalls                []ToolEventRow `json:"nearby_tool_calls,omitempty"`
-	NearbyToolCallsTruncated       bool           `json:"nearby_tool_calls_truncated,omitempty"`
-	NearbyMCPEvents                []ToolEventRow `json:"nearby_mcp_events,omitempty"`
-	NearbyMCPEventsTruncated       bool           `json:"nearby_mcp_events_truncated,omitempty"`
-	SignalAnchors                  []EvidenceRow  `json:"signal_anchors"`
-	SignalAnchorsTruncated         bool           `json:"signal_anchors_truncated"`
-	TranscriptBefore               []EvidenceRow  `json:"transcript_before"`
-	TranscriptBeforeTruncated      bool           `json:"transcript_before_truncated"`
-	TranscriptAfter                []EvidenceRow  `json:"transcript_after"`
-	TranscriptAfterTruncated       bool           `json:"transcript_after_truncated"`
-	NearbyToolFailures             []ToolFailure  `json:"nearby_tool_failures"`
-	NearbyToolFailuresTruncated    bool           `json:"nearby_tool_failures_truncated"`
-	NearbyUserCorrections          []EvidenceRow  `json:"nearby_user_corrections"`
-	NearbyUserCorrectionsTruncated bool           `json:"nearby_user_corrections_truncated"`
+	NearbyToolCalls          []ToolEventRow `json:"nearby_tool_calls,omitempty"`
+	NearbyToolCallsTruncated bool           `json:"nearby_tool_calls_truncated,omitempty"`
+	NearbyMCPEvents          []ToolEventRow `json:"nearby_mcp_events,omitempty"`
+	NearbyMCPEventsTruncated bool           `json:"nearby_mcp_events_truncated,omitempty"`
+	SignalAnchors            []EvidenceRow  `json:"signal_anchors"`
+	SignalAnchorsTruncated   bool           `json:"signal_anchors_truncated"`
+	// UserVoice is what the human did inside the incident's span — typed
+	// prompts, interrupts, refusals — and their reaction right after it
+	// (marked Reaction), in time order: the interior beside the anchors.
+	UserVoice                      []EvidenceRow `json:"user_voice"`
+	UserVoiceTruncated             bool          `json:"user_voice_truncated"`
+	TranscriptBefore               []EvidenceRow `json:"transcript_before"`
+	TranscriptBeforeTruncated      bool          `json:"transcript_before_truncated"`
+	TranscriptAfter                []EvidenceRow `json:"transcript_after"`
+	TranscriptAfterTruncated       bool          `json:"transcript_after_truncated"`
+	NearbyToolFailures             []ToolFailure `json:"nearby_tool_failures"`
+	NearbyToolFailuresTruncated    bool          `json:"nearby_tool_failures_truncated"`
+	NearbyUserCorrections          []EvidenceRow `json:"nearby_user_corrections"`
+	NearbyUserCorrectionsTruncated bool          `json:"nearby_user_corrections_truncated"`
 	// NearbyLogs are non-AI log rows of the same host within the
 	// correlation window; NearbyErrors those of error severity or worse.
 	NearbyLogs               []EvidenceRow `json:"nearby_logs"`

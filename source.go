@@ -110,6 +110,7 @@ type EventCounts struct {
 	Skills     int64 `json:"skill_events"`
 	Tools      int64 `json:"mcp_events"`
 	Hooks      int64 `json:"hook_events"`
+	Users      int64 `json:"user_events"`
 	Duplicates int64 `json:"duplicates"`
 	Merged     int64 `json:"tool_events_merged"`
 }
@@ -119,6 +120,7 @@ func (c *EventCounts) Add(o EventCounts) {
 	c.Skills += o.Skills
 	c.Tools += o.Tools
 	c.Hooks += o.Hooks
+	c.Users += o.Users
 	c.Duplicates += o.Duplicates
 	c.Merged += o.Merged
 }

@@ -74,7 +74,10 @@ type Action struct {
 	// the all-lens tools incidents and investigate, which take every
 	// lens's subject filters, instead of one tool each (every tool listed
 	// costs tokens in every agent session). REST and the CLI serve them.
-	Lens   string
+	Lens string
+	// NotOnMCP, when set, says why the action is no MCP tool (REST and the
+	// CLI serve it).
+	NotOnMCP string
 	params reflect.Type
 	schema *jsonschema.Schema
 	result *jsonschema.Schema
@@ -117,14 +120,21 @@ func Describe(param, text string) Option {
 // ForLens marks a lens's own incident action (see Action.Lens).
 func ForLens(lens string) Option { return func(a *Action) { a.Lens = lens } }
 
+// OffMCP keeps an action off MCP, for reason.
+func OffMCP(reason string) Option { return func(a *Action) { a.NotOnMCP = reason } }
+
 // OnMCP reports whether the action is its own MCP tool.
-func (a Action) OnMCP() bool { return a.Lens == "" }
+func (a Action) OnMCP() bool { return a.Lens == "" && a.NotOnMCP == "" }
 
 // MCPTool names the MCP tool call that serves the action: its own tool,
-// or for a lens's action the all-lens tool with the lens.
+// for a lens's action the all-lens tool with the lens, or "" for an
+// action kept off MCP.
 func (a Action) MCPTool() string {
 	if a.OnMCP() {
 		return a.Name
+	}
+	if a.NotOnMCP != "" {
+		return ""
 	}
 	if strings.HasSuffix(a.Name, "_investigate") {
 		return "investigate lens=" + a.Lens
@@ -240,6 +250,18 @@ func (a Action) Params() []string {
 	return names
 }
 
+// PathParams lists the parameters the REST route takes in its path
+// ({name} segments of Path), in order.
+func (a Action) PathParams() []string {
+	var names []string
+	for _, seg := range strings.Split(a.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			names = append(names, strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}"))
+		}
+	}
+	return names
+}
+
 // NewParams returns a pointer to the action's zero parameters.
 func (a Action) NewParams() any { return reflect.New(a.params).Interface() }
 
@@ -281,6 +303,20 @@ func (a Action) Doc(param string) string {
 		return p.Description
 	}
 	return ""
+}
+
+// Tuning reports whether a parameter tunes the answer (group gaps,
+// correlation windows, text bounds, score floors) rather than selects
+// it. MCP tools accept such parameters but do not list them: every listed
+// parameter costs tokens in every agent session, and the defaults suit an
+// agent. REST, the CLI and the docs show them.
+func (a Action) Tuning(param string) bool {
+	for _, f := range fields(a.params) {
+		if f.name == param {
+			return f.tuning
+		}
+	}
+	return false
 }
 
 // Aliases maps the older names parameters are still accepted under to
@@ -373,6 +409,9 @@ type field struct {
 	// wording for the generated docs and the OpenAPI document; the schema
 	// description (tag jsonschema:"…") is the short one tools list.
 	doc string
+	// tuning marks a parameter that tunes an answer rather than selects
+	// it (tag tuning:"true"; see Action.Tuning).
+	tuning bool
 }
 
 // fields lists the JSON-named fields of a params struct (embedded structs
@@ -392,7 +431,8 @@ func fields(t reflect.Type) []field {
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
-		out = append(out, field{name: name, index: []int{i}, typ: f.Type, alias: f.Tag.Get("alias"), doc: f.Tag.Get("doc")})
+		out = append(out, field{name: name, index: []int{i}, typ: f.Type, alias: f.Tag.Get("alias"), doc: f.Tag.Get("doc"),
+			tuning: f.Tag.Get("tuning") == "true"})
 	}
 	return out
 }

@@ -40,7 +40,8 @@ func TestRegistryIsWellFormed(t *testing.T) {
 		if a.ResultSchema() == nil {
 			t.Errorf("%s: no result schema", a.Name)
 		}
-		if (a.Lens == "") != a.OnMCP() || (a.Lens != "" && !strings.HasPrefix(a.MCPTool(), "in")) {
+		if (a.Lens == "" && a.NotOnMCP == "") != a.OnMCP() || (a.Lens != "" && !strings.HasPrefix(a.MCPTool(), "in")) ||
+			(a.NotOnMCP != "" && a.MCPTool() != "") {
 			t.Errorf("%s: lens %q, MCP tool %q", a.Name, a.Lens, a.MCPTool())
 		}
 	}

@@ -8,10 +8,12 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/llm"
+	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/sqlite"
 )
 
@@ -28,6 +30,10 @@ type Service struct {
 
 	runner      *llm.Runner
 	newProvider ProviderFactory
+
+	codecOnce sync.Once
+	rawCodec  *rawcodec.Codec
+	codecErr  error
 }
 
 // New returns a service over db.

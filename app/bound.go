@@ -27,6 +27,12 @@ func bound(result any) any {
 				len(r.Bundles), MaxResultBytes)
 		}
 		return r
+	case cortex.SessionTranscript:
+		for len(r.Rows) > 1 && jsonSize(r) > MaxResultBytes {
+			r.Rows = r.Rows[:len(r.Rows)/2]
+			r.HasAfter, r.NextAfterID, r.Truncated = true, r.Rows[len(r.Rows)-1].ID, true
+		}
+		return r
 	case assess.Result:
 		for len(r.Assessments) > 1 && jsonSize(r) > MaxResultBytes {
 			last := r.Assessments[len(r.Assessments)-1]

@@ -22,7 +22,7 @@ func (s *Service) Incidents(ctx context.Context, lens string, p cortex.IncidentP
 	if err != nil {
 		return cortex.IncidentList{}, err
 	}
-	out, err := incident.New(s.DB).Ranked(ctx, l, p)
+	out, err := incident.New(s.DB).All(ctx, l, p)
 	if err != nil {
 		return cortex.IncidentList{}, err
 	}
@@ -37,11 +37,11 @@ func page(l *cortex.IncidentList, after *cortex.Cursor, limit int) {
 	l.Truncated = l.Truncated || l.Next != ""
 }
 
-// AllIncidents lists the incidents of several lenses (nil: every lens of
-// the engine) in one list: the most severe label first, then by the
+// IncidentsOfLenses lists the incidents of several lenses (nil: every
+// lens of the engine) in one list: the most severe label first, then by the
 // lens's score, then the most recent. Signals narrow the lenses to those
 // that report one of them. p.Limit bounds the merged list.
-func (s *Service) AllIncidents(ctx context.Context, lenses []string, p cortex.IncidentParams) (cortex.IncidentList, error) {
+func (s *Service) IncidentsOfLenses(ctx context.Context, lenses []string, p cortex.IncidentParams) (cortex.IncidentList, error) {
 	limit, clamped, err := cortex.ClampLimit(p.Limit, incident.DefaultLimit, incident.MaxLimit)
 	if err != nil {
 		return cortex.IncidentList{}, err
@@ -66,7 +66,7 @@ func (s *Service) AllIncidents(ctx context.Context, lenses []string, p cortex.In
 			lp := p
 			lp.Signals = onlyKnown(p.Signals, incident.Signals(l))
 			var err error
-			lists[i], err = incident.New(s.DB).Ranked(gctx, l, lp)
+			lists[i], err = incident.New(s.DB).All(gctx, l, lp)
 			return err
 		})
 	}
@@ -146,21 +146,33 @@ func (s *Service) Investigate(ctx context.Context, lens string, p cortex.Investi
 	return inv, nil
 }
 
-// subjectsOf names the lenses whose subject filters p sets.
+// lensSubjects are the subject filters each lens takes, in the order an
+// investigation picks a lens when a subject fits several (a skill alone is
+// the skill lens's; lens=friction asks for the friction charged to it).
+// A lens missing here (a new one) takes none.
+var lensSubjects = []struct {
+	lens   string
+	fields []string
+}{
+	{cortex.LensSkill, []string{"skill", "plugin"}},
+	{cortex.LensMCP, []string{"target", "mcp_server", "mcp_tool", "tool_name"}},
+	{cortex.LensHook, []string{"hook", "hook_event", "hook_source", "evidence_kind"}},
+	{cortex.LensAbuse, []string{"terms"}},
+	{cortex.LensFriction, []string{"skill"}},
+}
+
+// subjectsOf names the subject filters p sets.
 func subjectsOf(p cortex.IncidentParams) []string {
 	var out []string
-	if p.Skill != "" || p.Plugin != "" {
-		out = append(out, cortex.LensSkill)
+	for name, set := range map[string]bool{"skill": p.Skill != "", "plugin": p.Plugin != "", "target": p.Target != "",
+		"mcp_server": p.MCPServer != "", "mcp_tool": p.MCPTool != "", "tool_name": p.ToolName != "", "hook": p.Hook != "",
+		"hook_event": p.HookEvent != "", "hook_source": p.HookSource != "", "evidence_kind": p.EvidenceKind != "",
+		"terms": len(p.Terms) > 0} {
+		if set {
+			out = append(out, name)
+		}
 	}
-	if p.Target != "" || p.MCPServer != "" || p.MCPTool != "" || p.ToolName != "" {
-		out = append(out, cortex.LensMCP)
-	}
-	if p.Hook != "" || p.HookEvent != "" || p.HookSource != "" || p.EvidenceKind != "" {
-		out = append(out, cortex.LensHook)
-	}
-	if len(p.Terms) > 0 {
-		out = append(out, cortex.LensAbuse)
-	}
+	slices.Sort(out)
 	return out
 }
 
@@ -176,8 +188,8 @@ func (s *Service) InvestigateAny(ctx context.Context, lens string, p cortex.Inve
 	if err != nil {
 		return cortex.Investigation{}, "", err
 	}
-	if len(ls) == 1 {
-		lens = ls[0]
+	if len(ls) > 0 && len(subjectsOf(p.IncidentParams)) > 0 {
+		lens = ls[0] // the first lens the subject fits (see lensSubjects)
 	}
 	lens, err = LensFor(lens, p.IncidentID)
 	if err != nil {
@@ -187,20 +199,35 @@ func (s *Service) InvestigateAny(ctx context.Context, lens string, p cortex.Inve
 	return inv, lens, err
 }
 
-// subjectLenses narrows the lenses of an all-lens action by the subject
-// filters given: a skill picks the skill lens, an MCP target the mcp lens
-// and so on; subjects of two lenses, or of a lens not asked for, are an
-// error.
-func subjectLenses(asked []string, subjects []string) ([]string, error) {
-	switch {
-	case len(subjects) == 0:
+// subjectLenses narrows the lenses of an all-lens action (asked, or
+// every lens) to those that take every subject filter given, in
+// lensSubjects order; none is an error.
+func subjectLenses(asked []string, fields []string) ([]string, error) {
+	if len(fields) == 0 {
 		return asked, nil
-	case len(subjects) > 1:
-		return nil, cortex.Errorf(cortex.CodeInvalid, "subject filters of several lenses (%s) given; use one lens's", strings.Join(subjects, ", "))
-	case len(asked) > 0 && !slices.Contains(asked, subjects[0]):
-		return nil, cortex.Errorf(cortex.CodeInvalid, "the subject filters given are the %s lens's, not %s'", subjects[0], strings.Join(asked, ", "))
 	}
-	return subjects, nil
+	var out []string
+	for _, ls := range lensSubjects {
+		if (len(asked) > 0 && !slices.Contains(asked, ls.lens)) || !slices.Contains(incident.Names(), ls.lens) {
+			continue
+		}
+		fits := true
+		for _, f := range fields {
+			fits = fits && slices.Contains(ls.fields, f)
+		}
+		if fits {
+			out = append(out, ls.lens)
+		}
+	}
+	if len(out) == 0 {
+		what := "every lens"
+		if len(asked) > 0 {
+			what = strings.Join(asked, ", ")
+		}
+		return nil, cortex.Errorf(cortex.CodeInvalid, "no lens of %s takes the subject filters %s together (subject filters of several lenses?)",
+			what, strings.Join(fields, ", "))
+	}
+	return out, nil
 }
 
 // LensFor picks the lens of an investigation: the one an incident id
@@ -227,4 +254,16 @@ func LensFor(lens, incidentID string) (string, error) {
 // AbuseMatches lists user messages carrying abuse terms, with context.
 func (s *Service) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex.AbuseMatches, error) {
 	return incident.New(s.DB).AbuseMatches(ctx, p)
+}
+
+// AllIncidents lists every incident of a lens matching p, best first,
+// without the listing limit: for views that count or chart incidents (the
+// dashboard's overview and skill health). Its answer can be large; it is
+// not an action of the remote surfaces.
+func (s *Service) AllIncidents(ctx context.Context, lens string, p cortex.IncidentParams) (cortex.IncidentList, error) {
+	l, err := incident.LensByName(lens)
+	if err != nil {
+		return cortex.IncidentList{}, err
+	}
+	return incident.New(s.DB).All(ctx, l, p)
 }

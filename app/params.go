@@ -128,9 +128,9 @@ type HookEventsParams struct {
 // IncidentFilterParams are the parameters every incident action takes.
 type IncidentFilterParams struct {
 	ScopeParams
-	WindowMinutes int      `json:"window_minutes,omitempty" jsonschema:"gap ending an incident (10)" doc:"minutes without a candidate that end an incident (default 10, 1..120)"`
+	WindowMinutes int      `json:"window_minutes,omitempty" jsonschema:"gap ending an incident (10)" doc:"minutes without a candidate that end an incident (default 10, 1..120)" tuning:"true"`
 	Signals       []string `json:"signals,omitempty" doc:"only incidents with one of these signals"`
-	MinScore      float64  `json:"min_score,omitempty" doc:"only incidents scoring at least this"`
+	MinScore      float64  `json:"min_score,omitempty" doc:"only incidents scoring at least this" tuning:"true"`
 	IncidentID    string   `json:"incident_id,omitempty" doc:"only this incident (found at any rank)"`
 }
 
@@ -212,8 +212,8 @@ type UsageParams struct {
 type BundleBoundsParams struct {
 	Limit                    int  `json:"limit,omitempty" jsonschema:"incidents (1 or 3, max 10)" doc:"evidence bundles (default 1 for a subject or incident id, else 3; max 10)"`
 	All                      bool `json:"all,omitempty" doc:"a bundle for every matching incident (up to 10)"`
-	CorrelationWindowMinutes int  `json:"correlation_window_minutes,omitempty" jsonschema:"nearby window (5)" doc:"minutes around the incident for nearby logs, errors and tool failures (default 5, 1..120)"`
-	MaxBytes                 int  `json:"max_bytes,omitempty" jsonschema:"per row (1024)" doc:"bound on the text of each evidence row (default 1024, max 16384)"`
+	CorrelationWindowMinutes int  `json:"correlation_window_minutes,omitempty" jsonschema:"nearby window (5)" doc:"minutes around the incident for nearby logs, errors and tool failures (default 5, 1..120)" tuning:"true"`
+	MaxBytes                 int  `json:"max_bytes,omitempty" jsonschema:"per row (1024)" doc:"bound on the text of each evidence row (default 1024, max 16384)" tuning:"true"`
 }
 
 // InvestigateBoundsParams bound investigations: bundles, and whether to
@@ -271,6 +271,27 @@ type MCPIncidentsParams struct {
 type MCPInvestigateParams struct {
 	IncidentFilterParams
 	MCPSubjectParams
+	InvestigateBoundsParams
+}
+
+// FrictionSubjectParams select friction by what it is charged to.
+type FrictionSubjectParams struct {
+	Skill string `json:"skill,omitempty" jsonschema:"skill or plugin:skill" doc:"only friction charged to this skill or command (plugin:skill, or the skill part)"`
+}
+
+func (f FrictionSubjectParams) apply(p *cortex.IncidentParams) { p.Skill = f.Skill }
+
+// FrictionIncidentsParams are the parameters of friction_incidents.
+type FrictionIncidentsParams struct {
+	IncidentFilterParams
+	FrictionSubjectParams
+	IncidentListParams
+}
+
+// FrictionInvestigateParams are the parameters of friction_investigate.
+type FrictionInvestigateParams struct {
+	IncidentFilterParams
+	FrictionSubjectParams
 	InvestigateBoundsParams
 }
 
@@ -369,7 +390,7 @@ type AbuseParams struct {
 	Before   *int     `json:"before,omitempty" jsonschema:"context rows (2)" doc:"session rows before each match (default 2, max 20)"`
 	After    *int     `json:"after,omitempty" jsonschema:"context rows (2)" doc:"session rows after each match (default 2, max 20)"`
 	Limit    int      `json:"limit,omitempty" jsonschema:"20, max 100" doc:"maximum matches (default 20, max 100)"`
-	MaxBytes int      `json:"max_bytes,omitempty" jsonschema:"per row (1024)" doc:"bound on the text of each row (default 1024)"`
+	MaxBytes int      `json:"max_bytes,omitempty" jsonschema:"per row (1024)" doc:"bound on the text of each row (default 1024)" tuning:"true"`
 	PageParams
 }
 

@@ -39,9 +39,10 @@ type QueryReport struct {
 	Queries []QueryTiming `json:"queries"`
 }
 
-// RunQueries times the incident queries the issue sets targets for, through
-// the service layer (the CLI's own path): skill-incidents over 30 days,
-// skill-investigate of one skill, abuse incidents, abuse matches.
+// RunQueries times the incident queries, through the service layer (the
+// CLI's own path): skill and friction incidents over 30 days, a skill's and
+// the top friction investigation, MCP and hook incidents over 30 days,
+// abuse incidents, abuse matches.
 func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryReport, error) {
 	var rep QueryReport
 	st, err := s.Status(ctx)
@@ -78,6 +79,22 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 		{"skill-investigate", "cortex ai skill-investigate " + skill, func() (string, error) {
 			r, err := s.Investigate(ctx, cortex.LensSkill, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Skill: skill}})
 			return fmt.Sprintf("%d bundle(s), %d matching incidents", len(r.Bundles), r.Total), err
+		}},
+		{"friction-incidents", "cortex ai friction-incidents --since 30d", func() (string, error) {
+			r, err := s.Incidents(ctx, cortex.LensFriction, cortex.IncidentParams{Since: since})
+			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
+		}},
+		{"friction-investigate", "cortex ai friction-investigate --since 30d", func() (string, error) {
+			r, err := s.Investigate(ctx, cortex.LensFriction, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Since: since}})
+			return fmt.Sprintf("%d bundle(s), %d matching incidents", len(r.Bundles), r.Total), err
+		}},
+		{"mcp-incidents", "cortex ai mcp-incidents --since 30d", func() (string, error) {
+			r, err := s.Incidents(ctx, cortex.LensMCP, cortex.IncidentParams{Since: since})
+			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
+		}},
+		{"hook-incidents", "cortex ai hook-incidents --since 30d", func() (string, error) {
+			r, err := s.Incidents(ctx, cortex.LensHook, cortex.IncidentParams{Since: since})
+			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
 		}},
 		{"incidents", "cortex ai incidents", func() (string, error) {
 			r, err := s.Incidents(ctx, cortex.LensAbuse, cortex.IncidentParams{})

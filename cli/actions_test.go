@@ -28,6 +28,8 @@ var cliName = map[string]map[string]string{
 	"skill_assess":      {"skill": ""},
 	"help":              {"action": ""},
 	"skills_backfill":   {"kinds": ""},
+	"session_show":      {"session": "", "row": "row"},
+	"row_show":          {"id": ""},
 }
 
 // TestEveryActionHasACommandWithItsParameters keeps the CLI in step with

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/ingest"
 )
 
 // NewCmdAI builds `cortex ai`: the AI-transcript analysis commands.
@@ -49,6 +50,8 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAIInvestigate(f, cortex.LensAbuse, nil),
 		NewCmdAIIncidents(f, cortex.LensSkill, nil),
 		NewCmdAIInvestigate(f, cortex.LensSkill, nil),
+		NewCmdAIIncidents(f, cortex.LensFriction, nil),
+		NewCmdAIInvestigate(f, cortex.LensFriction, nil),
 		NewCmdAIIncidents(f, cortex.LensMCP, nil),
 		NewCmdAIInvestigate(f, cortex.LensMCP, nil),
 		NewCmdAIIncidents(f, cortex.LensHook, nil),
@@ -427,7 +430,7 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 	defer db.Close()
 	var progress func(scanned int64)
 	if f.IO.StderrTTY && !opts.JSON {
-		total, err := db.CountTranscriptRecords(ctx, opts.AfterID, since)
+		total, err := ingest.BackfillScope(ctx, db, opts.Kinds, opts.AfterID, since)
 		if err != nil {
 			return err
 		}

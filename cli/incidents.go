@@ -86,6 +86,8 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 		if !investigate {
 			fl.BoolVar(&o.IncludeUsage, "include-usage", false, "also list hook runs without a negative signal")
 		}
+	case cortex.LensFriction:
+		fl.StringVar(&o.Skill, "skill", "", "only friction charged to this skill or command (e.g. entire:search, or search)")
 	}
 	if investigate {
 		fl.IntVar(&o.Limit, "limit", 0, fmt.Sprintf("evidence bundles to build (default 1 for one skill or id, else %d; max %d)",
@@ -181,7 +183,7 @@ func allIncidentsRun(ctx context.Context, f *Factory, opts *IncidentOptions) err
 		return err
 	}
 	return withService(ctx, f, func(s *app.Service) error {
-		res, err := s.AllIncidents(ctx, opts.Lenses, p)
+		res, err := s.IncidentsOfLenses(ctx, opts.Lenses, p)
 		if err != nil {
 			return err
 		}
@@ -223,6 +225,26 @@ Skill use without a signal is usage, listed only with --include-usage.`
   cortex ai skill-incidents --skill verify --include-usage --json`
 	}
 	switch lens {
+	case cortex.LensFriction:
+		cmd.Use = "friction-incidents"
+		cmd.Short = "Where users pushed back on their agent, scored and charged to what was active"
+		cmd.Long = `A friction incident is a burst of the user's own verdicts in one session, grouped until
+--window minutes pass without another:
+  user_interrupt      the user stopped the agent (Esc, Ctrl-C, Codex turn_aborted)
+  user_rejection      the user refused a tool call (with their reason when given)
+  user_stop           "you can stop", "unnecessary", "no need to …, I'll run them"
+  user_correction     "i didnt ask you to …", "i meant …", "that's not how …", wrong repo,
+                      "I told you …", an instruction right after a stop
+  revert_request      "revert any changes you have", "undo", "start over"
+  abuse_term          swearing at the agent (by intensity; quoted or mentioned words never)
+  repeated_request    the same prompt asked again (weak)
+  user_dissatisfied   "meh", "too complicated", "ew i hate all of those" (weak)
+Each incident is charged to the skill runs, MCP tools and hooks active at the time
+(attributed_to), or to nothing. Scored by cost to the user: stops and undo requests
+first, then corrections, then complaints.`
+		cmd.Example = `  cortex ai friction-incidents --since 30d
+  cortex ai friction-incidents --skill entire:search
+  cortex ai friction-incidents --signal user_rejection --json`
 	case cortex.LensMCP:
 		cmd.Use, cmd.Args = "mcp-incidents [SERVER|TOOL]", cobra.MaximumNArgs(1)
 		cmd.Short = "MCP tools and servers that failed their calls: errors, timeouts, auth, schema, corrections, scored"
@@ -292,6 +314,8 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 			f.IO.Printf("No MCP incidents: no MCP calls with a negative signal. (See all use: --include-usage)\n")
 		case cortex.LensHook:
 			f.IO.Printf("No hook incidents: no hook runs with a negative signal. (See all runs: --include-usage)\n")
+		case cortex.LensFriction:
+			f.IO.Printf("No friction incidents: no interrupts, refusals, corrections or undo requests from the user.\n")
 		case cortex.LensAbuse:
 			f.IO.Printf("No abuse incidents found.\n")
 		default:
@@ -300,7 +324,8 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 		printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
 		return
 	}
-	what := map[string]string{cortex.LensSkill: "SKILL", cortex.LensMCP: "MCP", cortex.LensHook: "HOOK", "": "SUBJECT"}[lens]
+	what := map[string]string{cortex.LensSkill: "SKILL", cortex.LensMCP: "MCP", cortex.LensHook: "HOOK",
+		cortex.LensFriction: "CHARGED TO", "": "SUBJECT"}[lens]
 	if what == "" {
 		what = "TERMS"
 	}
@@ -325,23 +350,7 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 }
 
 // incidentSubject names an incident's subject in one short string.
-func incidentSubject(inc cortex.Incident) string {
-	switch inc.Lens {
-	case cortex.LensSkill:
-		return inc.SkillName
-	case cortex.LensMCP:
-		if inc.MCPTool != "" {
-			return inc.MCPServer + "/" + inc.MCPTool
-		}
-		return inc.MCPServer
-	case cortex.LensHook:
-		if inc.HookName != "" {
-			return inc.HookName
-		}
-		return inc.HookEvent
-	}
-	return strings.Join(inc.Terms, ",")
-}
+func incidentSubject(inc cortex.Incident) string { return inc.Subject() }
 
 func printScan(f *Factory, rows int, truncated bool) {
 	if truncated {
@@ -424,6 +433,15 @@ incident id.)`,
 		Args: cobra.NoArgs,
 	}
 	switch lens {
+	case cortex.LensFriction:
+		cmd.Use = "friction-investigate"
+		cmd.Short = "Evidence for the top friction incidents: the user's words, what was active, findings"
+		cmd.Long = `For the top friction incidents: the user's own acts and words (user_voice, with their
+reaction right after), what each was charged to, the transcript around them, tool
+failures nearby and deterministic findings.`
+		cmd.Example = `  cortex ai friction-investigate --since 7d
+  cortex ai friction-investigate --skill verify --all
+  cortex ai friction-investigate --incident-id friction-inc-… --json`
 	case cortex.LensSkill:
 		cmd.Use = "skill-investigate [SKILL]"
 		cmd.Short = "Why did this skill go wrong? Evidence and findings for its top incident"

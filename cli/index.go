@@ -146,6 +146,10 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 		return
 	}
 	o.Printf("Indexed into %s\n", dbPath)
+	if b := s.Backfilled; b != nil {
+		o.Printf("  backfill: %s events extracted from %d stored rows (%d user, %d skill, %d tool-call, %d hook)\n",
+			strings.Join(b.Kinds, ", "), b.Scanned, b.Events.Users, b.Events.Skills, b.Events.Tools, b.Events.Hooks)
+	}
 	o.Printf("  files:   %d seen, %d read, %d resumed, %d rewritten, %d unchanged", s.FilesSeen, s.FilesRead-s.FilesRewritten, s.FilesResumed, s.FilesRewritten, s.FilesUnchanged)
 	if s.FilesOlder > 0 {
 		o.Printf(", %d older than --since", s.FilesOlder)
@@ -161,7 +165,7 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 	}
 	o.Printf("\n")
 	o.Printf("  records: %d read, %d rows inserted, %d updated, %d duplicates skipped\n", s.Records, s.Inserted, s.Updated, s.Duplicates)
-	o.Printf("  events:  %d skill, %d tool-call, %d hook\n", s.Events.Skills, s.Events.Tools, s.Events.Hooks)
+	o.Printf("  events:  %d skill, %d tool-call, %d hook, %d user\n", s.Events.Skills, s.Events.Tools, s.Events.Hooks, s.Events.Users)
 	if len(s.Skipped) > 0 {
 		keys := make([]string, 0, len(s.Skipped))
 		for k := range s.Skipped {

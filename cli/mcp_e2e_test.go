@@ -101,12 +101,12 @@ func TestMCPStdioEndToEnd(t *testing.T) {
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "llm_invocations"}); err == nil {
 		t.Errorf("llm_invocations answered without --admin")
 	}
-	// skill_assess audits a dry run: the store is open for writing.
-	var assessed struct {
-		Mode string `json:"mode"`
-	}
-	mcpCall(t, cs, "skill_assess", map[string]any{"skill": "lavra:lavra-plan"}, &assessed)
 	cs.Close()
+	// A dry run is audited (here one from the CLI); an admin MCP client
+	// reads the audit.
+	if out, errOut, code := e.run("--db", db, "assess", "skill", "lavra:lavra-plan", "--dry-run"); code != 0 {
+		t.Fatalf("assess --dry-run: exit %d %s %s", code, out, errOut)
+	}
 	if s := stderr.String(); strings.Contains(s, "ERROR") || strings.Contains(s, "panic") {
 		t.Errorf("stderr: %s", s)
 	}
@@ -119,8 +119,8 @@ func TestMCPStdioEndToEnd(t *testing.T) {
 		} `json:"invocations"`
 	}
 	mcpCall(t, adm, "llm_invocations", nil, &audit)
-	if len(audit.Invocations) != 1 || audit.Invocations[0].Status != "dry_run" || audit.Invocations[0].CallerSurface != "mcp" {
-		t.Errorf("audit after skill_assess: %+v (mode %s)", audit, assessed.Mode)
+	if len(audit.Invocations) != 1 || audit.Invocations[0].Status != "dry_run" || audit.Invocations[0].CallerSurface != "cli" {
+		t.Errorf("audit after a dry run: %+v", audit)
 	}
 }
 

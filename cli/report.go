@@ -74,6 +74,11 @@ func printIncidentHead(f *Factory, inc cortex.Incident) {
 		if inc.EvidenceBasis != "" {
 			subject += " [" + inc.EvidenceBasis + "]"
 		}
+	case cortex.LensFriction:
+		subject = "friction"
+	}
+	if inc.Lens == cortex.LensSkill && inc.SubjectKind == "command" {
+		subject = "command /" + OneLine(inc.SkillName, 80)
 	}
 	f.IO.Printf("%s  %s (score %.0f)  %s\n", inc.ID, strings.ToUpper(inc.Label), inc.Score, subject)
 	f.IO.Printf("  %s · session %s · host %s", inc.Tool, OneLine(inc.SessionID, 40), OneLine(inc.Hostname, 40))
@@ -88,6 +93,15 @@ func printIncidentHead(f *Factory, inc cortex.Incident) {
 	f.IO.Printf("\n  signals: %s\n", signalSummary(inc))
 	if u := inc.Usage; u != nil {
 		f.IO.Printf("  spent in it: %s tokens (%d model responses), estimated %s\n", tokensCell(u), u.Total.Responses, costCell(u))
+	}
+	if len(inc.CoActive) > 0 {
+		f.IO.Printf("  also active (charged the same verdicts): %s\n", OneLine(strings.Join(inc.CoActive, ", "), 200))
+	}
+	for _, a := range inc.AttributedTo {
+		f.IO.Printf("  charged to %s %s: %s (%d act(s))\n", a.Kind, OneLine(a.Name, 80), OneLine(a.Why, 80), a.Acts)
+	}
+	if inc.Lens == cortex.LensFriction && len(inc.AttributedTo) == 0 {
+		f.IO.Printf("  charged to nothing: no skill, MCP tool or hook was active\n")
 	}
 }
 
@@ -137,6 +151,23 @@ func printEvidence(f *Factory, b cortex.Bundle) {
 	}
 	if len(b.NearbyToolCalls) > 0 {
 		f.IO.Printf("  tool calls nearby: %d%s (see --json)\n", len(b.NearbyToolCalls), more(b.NearbyToolCallsTruncated))
+	}
+	if len(b.UserVoice) > 0 {
+		f.IO.Printf("  the user (%d%s):\n", len(b.UserVoice), more(b.UserVoiceTruncated))
+		for _, r := range b.UserVoice {
+			mark := " "
+			switch {
+			case r.Reaction:
+				mark = "→"
+			case len(r.Signals) > 0:
+				mark = "!"
+			}
+			sig := ""
+			if len(r.Signals) > 0 {
+				sig = "  [" + strings.Join(r.Signals, ", ") + "]"
+			}
+			f.IO.Printf("   %s %s%s\n", mark, rowLine(f, r, 240), sig)
+		}
 	}
 	section(f, "signal anchors", b.SignalAnchors, b.SignalAnchorsTruncated, 240)
 	section(f, "transcript before", tail(b.TranscriptBefore, 5), b.TranscriptBeforeTruncated || len(b.TranscriptBefore) > 5, 160)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/httpapi"
+	"github.com/cortexhq/cortex/httpapi/dashboard"
 	"github.com/cortexhq/cortex/mcpserver"
 	"github.com/cortexhq/cortex/syslogd"
 	"github.com/cortexhq/cortex/watch"
@@ -36,8 +37,9 @@ func NewCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *c
 	opts := &ServeOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve [PATH...]",
-		Short: "Serve the REST API and MCP over HTTP, and index transcripts as they are written",
-		Long: `Runs, in one process: the REST API (/api/…, OpenAPI at /api/openapi.json), the MCP
+		Short: "Serve the web dashboard, the REST API and MCP over HTTP, and index transcripts as they are written",
+		Long: `Runs, in one process: the web dashboard (/, open http://127.0.0.1:3100 in a browser),
+the REST API (/api/…, OpenAPI at /api/openapi.json), the MCP
 streamable-HTTP endpoint (/mcp), /health, the realtime watcher that indexes
 transcript lines as the agents write them (like cortex watch; --no-watch to skip),
 and with --syslog (or [syslog] enabled) the syslog receiver (like cortex syslog).
@@ -101,6 +103,13 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		return err
 	}
 	hopts.MCP = mcpserver.HTTPHandler(svc, httpapi.CallerFrom, cortex.Version())
+	dash, err := dashboard.New(svc, dashboard.Options{ReadToken: cfg.Server.ReadToken, AdminToken: cfg.Server.AdminToken,
+		Logger: f.Logger, Version: cortex.Version()})
+	if err != nil {
+		return err
+	}
+	defer dash.Close()
+	hopts.Dashboard = dash
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot listen on %s: %v", listen, err)
@@ -112,7 +121,8 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if cfg.Server.ReadToken != "" || cfg.Server.AdminToken != "" {
 		auth = "bearer tokens required"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "cortex serve: http://%s  (REST /api, MCP /mcp, OpenAPI /api/openapi.json; %s)\n", addr, auth)
+	fmt.Fprintf(f.IO.ErrOut, "cortex serve: http://%s  (dashboard /, REST /api, MCP /mcp, OpenAPI /api/openapi.json; %s)\n", addr, auth)
+	dash.Warm()
 	if opts.Ready != nil {
 		opts.Ready(addr)
 	}

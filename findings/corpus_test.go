@@ -162,12 +162,16 @@ func TestCorpusSkillToolFailures(t *testing.T) {
 	}
 	f := Skill().Derive(b)
 	checkInvariants(t, Skill(), b, f)
-	if got := cats(f); !slices.Equal(got, []string{catScope, catPrerequisite, catToolPolicy}) {
+	// "Stop, you didn't need to touch the config" is the skill doing more
+	// than asked; the failures show a permission problem; "the skill says"
+	// a tool policy.
+	if got := cats(f); !slices.Equal(got, []string{catOverreach, catSkillPermission, catToolPolicy}) {
 		t.Fatalf("got %v", got)
 	}
-	pre := mode(f, catPrerequisite)
-	if !slices.Equal(pre.EvidenceIDs, []int64{5, 6, 7, 8}) || !slices.Equal(pre.MCPEventIDs, []int64{501, 502}) || pre.Confidence != ConfidenceMedium {
-		t.Fatalf("prerequisite: %+v", pre)
+	pre := mode(f, catSkillPermission)
+	if !slices.Equal(pre.EvidenceIDs, []int64{5, 6, 7, 8}) || !slices.Equal(pre.MCPEventIDs, []int64{501, 502}) || pre.Confidence != ConfidenceMedium ||
+		pre.Cause != "Failed to restart app.service: Access denied. permission denied" {
+		t.Fatalf("permission: %+v", pre)
 	}
 	pol := mode(f, catToolPolicy)
 	if !slices.Equal(pol.EvidenceIDs, []int64{11}) || !strings.Contains(pol.Hint, `the "ops:deploy-helper" skill`) {
@@ -207,14 +211,14 @@ func TestCorpusSkillWrongRepo(t *testing.T) {
 	}
 	f := Skill().Derive(b)
 	checkInvariants(t, Skill(), b, f)
-	if got := cats(f); !slices.Equal(got, []string{catPrerequisite, catSource}) {
+	if got := cats(f); !slices.Equal(got, []string{catRepoSetup, catSource}) {
 		t.Fatalf("got %v", got)
 	}
 	if m := mode(f, catSource); !slices.Equal(m.EvidenceIDs, []int64{9}) || m.Why != `matched "wrong repo"` ||
 		!strings.HasPrefix(m.Hint, `Name the canonical source of truth in the "worktree" skill`) {
 		t.Fatalf("got %+v", m)
 	}
-	if m := mode(f, catPrerequisite); !slices.Equal(m.EvidenceIDs, []int64{7}) {
+	if m := mode(f, catRepoSetup); m == nil || !slices.Equal(m.EvidenceIDs, []int64{7}) {
 		t.Fatalf("got %+v", m)
 	}
 }

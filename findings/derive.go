@@ -7,6 +7,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
+	uservoice "github.com/cortexhq/cortex/voice"
 )
 
 // maxWhyLabels bounds the phrases named in a finding's Why.
@@ -20,11 +21,74 @@ type hit struct {
 	logIDs  map[int64]bool  // every cited log id
 	labels  map[string]bool // matched phrases and signals, for Why
 	signals map[string]bool // supporting signals
+	// cause is the first line of evidence that matched; vars the values
+	// the evidence named for the hint.
+	cause string
+	vars  map[string]string
 }
 
 func newHit() *hit {
 	return &hit{rows: map[int64]bool{}, events: map[int64]bool{}, logIDs: map[int64]bool{},
-		labels: map[string]bool{}, signals: map[string]bool{}}
+		labels: map[string]bool{}, signals: map[string]bool{}, vars: map[string]string{}}
+}
+
+// note records the cause line and the values of a match (the first ones
+// win).
+func (h *hit) note(cause string, vars map[string]string) {
+	if h.cause == "" {
+		h.cause = oneLine(cause)
+	}
+	for k, v := range vars {
+		if _, ok := h.vars[k]; !ok && v != "" {
+			h.vars[k] = v
+		}
+	}
+}
+
+// maxCause bounds a finding's cause line.
+const maxCause = 200
+
+// oneLine flattens text to one bounded line without control characters.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return ' '
+		}
+		return r
+	}, s)), " ")
+	if len(s) > maxCause {
+		s = cortex.CutUTF8(s, maxCause) + "…"
+	}
+	return s
+}
+
+// lineWith returns the line of text that holds the first of labels
+// (normalized text matched; the original line is returned), else the
+// first non-empty line.
+func lineWith(text string, labels []string) string {
+	lines := strings.Split(text, "\n")
+	for _, l := range lines {
+		n := phrase.Normalize(l)
+		for _, lb := range labels {
+			if strings.Contains(n, lb) {
+				return l
+			}
+		}
+	}
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// extractVars runs a rule's extractor.
+func extractVars(ru *rule, text string) map[string]string {
+	if ru.extract == nil {
+		return nil
+	}
+	return ru.extract(text)
 }
 
 // Derive derives the findings of b: one finding per matched category in
@@ -48,13 +112,27 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 		return hits[i]
 	}
 
+	rows, failures := scannedRows(b), agentFailures(b)
+	if r.rows != nil {
+		rows = r.rows(b)
+	}
+	if r.failures != nil {
+		failures = r.failures(b)
+	}
+
 	// Rows.
-	for _, row := range scannedRows(b) {
+	for _, row := range rows {
 		v := voiceOf(row)
 		if v == 0 {
 			continue
 		}
 		norm := phrase.Normalize(row.Message)
+		if v == voiceUser {
+			// The user's words as package voice reads them: quotations and
+			// code blanked, contractions typed without an apostrophe
+			// restored.
+			norm = uservoice.Normalize(row.Message)
+		}
 		for i := range r.rules {
 			ru := &r.rules[i]
 			if ru.voices&v == 0 {
@@ -70,11 +148,12 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			for _, l := range labels {
 				h.labels[l] = true
 			}
+			h.note(lineWith(row.Message, labels), extractVars(ru, row.Message))
 		}
 	}
 
 	// Tool failures: their error text is tool voice.
-	for _, tf := range toolFailures(b) {
+	for _, tf := range failures {
 		norm := phrase.Normalize(tf.ErrorText)
 		if norm == "" {
 			continue
@@ -98,6 +177,20 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			for _, l := range labels {
 				h.labels[l] = true
 			}
+			vars := map[string]string{"command": tf.Operation}
+			if p, _, ok := strings.Cut(tf.Operation, " "); ok {
+				vars["program"] = p
+			} else if tf.Command != "" {
+				vars["program"] = tf.Operation
+			}
+			for k, v := range extractVars(ru, tf.ErrorText) {
+				vars[k] = v
+			}
+			cause := lineWith(tf.ErrorText, labels)
+			if tf.Line != "" && phrase.Normalize(tf.Line) != "" && len(labels) > 0 && strings.Contains(phrase.Normalize(tf.Line), labels[0]) {
+				cause = tf.Line
+			}
+			h.note(cause, vars)
 		}
 	}
 
@@ -128,9 +221,14 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 		}
 	}
 
-	// The hook lens's own evidence: its hook events and signals (see
-	// hookEvidence; nil for other lenses). Rows count, cited ids do not.
-	for _, e := range hookEvidence(r, b) {
+	// The lens's own evidence from its bundle collections (hook events
+	// and signals; a skill run's reaction and retries). Rows count, cited
+	// ids do not.
+	var own []lensHit
+	if r.evidence != nil {
+		own = r.evidence(b)
+	}
+	for _, e := range own {
 		if _, ok := r.index[e.category]; !ok {
 			continue
 		}
@@ -150,6 +248,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 		for _, l := range e.labels {
 			h.labels[l] = true
 		}
+		h.note(e.cause, e.vars)
 	}
 
 	// Supporting signals.
@@ -187,8 +286,12 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			Confidence:  confidence(units),
 			EvidenceIDs: sortedIDs(h.logIDs),
 			MCPEventIDs: sortedIDs(h.events),
-			Hint:        r.hint(i, inc),
+			Hint:        r.hint(i, inc, h.vars),
 			Why:         why(h),
+			Cause:       h.cause,
+		}
+		if r.quotes != nil {
+			f.SkillQuotes = r.quotes(b, f.Category, h.vars)
 		}
 		if f.Confidence != ConfidenceLow {
 			allLow = false
@@ -202,7 +305,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			Confidence:  ConfidenceLow,
 			EvidenceIDs: []int64{},
 			MCPEventIDs: []int64{},
-			Hint:        r.hint(r.index[CategoryUnknown], inc),
+			Hint:        r.hint(r.index[CategoryUnknown], inc, nil),
 			Why:         "no rule matched",
 		})
 	}
@@ -231,7 +334,7 @@ func countExtraEvents(b *cortex.Bundle, h *hit) int {
 		}
 		n++
 	}
-	for _, tf := range b.NearbyToolFailures {
+	for _, tf := range agentFailures(b) {
 		count(tf.EventID, tf.ResultLogID, tf.CallLogID)
 	}
 	for _, ev := range mcpCallErrors(b) {

@@ -13,6 +13,8 @@ import (
 
 // Hook categories, in output order.
 const (
+	catHookNotFound    = "hook_command_not_found"
+	catHookCancelled   = "hook_cancelled"
 	catHookFailed      = "hook_failed"
 	catHookTimedOut    = "hook_timed_out"
 	catHookNotInvoked  = "hook_not_invoked"
@@ -24,6 +26,10 @@ const (
 	catHookMutated     = "hook_mutated_unexpected_state"
 	catHookToolFailure = "hook_caused_tool_failure"
 )
+
+// hookNotFoundPhrases say a hook's executable was not found.
+var hookNotFoundPhrases = phrase.NewSet("command not found", "executable file not found", "no such file or directory",
+	"not found in path", "is not recognized as an internal or external command")
 
 // Hook returns the rule set of the hook lens. Most of its findings come
 // from the incident's own hook events (Bundle.HookEvents: status, exit
@@ -46,7 +52,9 @@ var hookRules = buildHook()
 
 func buildHook() *Rules {
 	cats := []category{
-		{catHookFailed, "Fix the command of {subject}: run it by hand with a sample event on stdin and read its stderr. Exit 127 or \"command not found\" means the executable is not on the agent's PATH — install it, call it by absolute path, or guard it (`command -v <tool> >/dev/null || exit 0`); a cancelled run was interrupted or hit its timeout — make it faster or async. Make expected inputs exit 0, and remove the entry from its settings file if the hook is no longer wanted."},
+		{catHookNotFound, "The command of {subject} is not on the agent's PATH (exit 127, \"command not found\"): the hook runs with the agent's environment, not your login shell's. Call the executable by absolute path, install it where the agent can find it, or guard the entry (`command -v <tool> >/dev/null || exit 0`) so a machine without the tool is not broken; remove the entry if the tool is gone for good."},
+		{catHookCancelled, "A run of {subject} was cancelled before it finished (not by the user's interrupt): it ran past its timeout or was killed. Make it faster (cache, do less per run), move slow work to the background or an async hook, and set an explicit `timeout` on its entry that fits what it does."},
+		{catHookFailed, "Fix the command of {subject}: run it by hand with a sample event on stdin and read its stderr; make the inputs it should ignore exit 0 and report real errors on stderr with an exit code the agent can act on, and remove the entry from its settings file if the hook is no longer wanted."},
 		{catHookTimedOut, "Bound {subject}: set an explicit `timeout` on its entry in the settings file, move slow work out of the hook (run it in the background or as an async hook), and cache what it recomputes on every run."},
 		{catHookNotInvoked, "Check the wiring of {subject} for this session: its event and matcher against the tool call or prompt that should have triggered it, its scope (user or project settings, the session's project), `disableAllHooks` and trust. A configured entry is not proof that a hook runs: confirm with the transcript's hook records of a session where it should run before changing it."},
 		{catHookTooOften, "Narrow the matcher of {subject} to the tools it needs (not `*`, \"\" or a broad regex), make its command exit early when there is nothing to do, and check that it is not configured twice (user and project settings, or a plugin)."},
@@ -75,6 +83,7 @@ func buildHook() *Rules {
 			"hook rewrote", "hook modified my", "hook touched my"),
 	}
 	r := newRules(cortex.LensHook, cats, rules)
+	r.evidence = hookEvidence
 	r.subject = hookSubject
 	r.lensFactor = hookFactor
 	r.noAnchors = "no negative signal anchors captured"
@@ -126,6 +135,9 @@ type lensHit struct {
 	events   []int64
 	signal   string
 	labels   []string
+	// cause and vars feed the finding's cause line and hint values.
+	cause string
+	vars  map[string]string
 }
 
 // Thresholds of the hook findings and of the hook lens's detectors, which
@@ -235,8 +247,8 @@ func taggedAnchors(b *cortex.Bundle, sig string) []int64 {
 // hook events and signals (nil for any other rule set). Runtime findings
 // (failed, timed out, parse error, blocked, caused a tool failure) read
 // runtime events only: a configuration row never shows a run.
-func hookEvidence(r *Rules, b *cortex.Bundle) []lensHit {
-	if r != hookRules || b == nil {
+func hookEvidence(b *cortex.Bundle) []lensHit {
+	if b == nil {
 		return nil
 	}
 	inc := &b.Incident
@@ -252,22 +264,32 @@ func hookEvidence(r *Rules, b *cortex.Bundle) []lensHit {
 		}
 	}
 
-	var failed, slow, parse, blocked lensHit
-	failed.category, slow.category, parse.category, blocked.category = catHookFailed, catHookTimedOut, catHookParse, catHookBlocked
+	var notFound, cancelled, failed, slow, parse, blocked lensHit
+	notFound.category, cancelled.category, failed.category = catHookNotFound, catHookCancelled, catHookFailed
+	slow.category, parse.category, blocked.category = catHookTimedOut, catHookParse, catHookBlocked
 	nBlocked := 0
 	for _, ev := range runs {
 		id := *ev.LogID
 		if HookRunFailed(ev) {
-			failed.rows = append(failed.rows, id)
-			failed.labels = append(failed.labels, "status "+ev.Status)
+			// One fix per cause: a missing executable, a cancelled run,
+			// any other failure.
+			h := &failed
+			switch {
+			case ev.ExitCode != nil && *ev.ExitCode == 127 || hookNotFoundPhrases.Contains(ev.StderrPreview):
+				h = &notFound
+			case ev.Status == cortex.HookCancelled:
+				h = &cancelled
+			}
+			h.rows = append(h.rows, id)
+			h.labels = append(h.labels, "status "+ev.Status)
 			if ev.ExitCode != nil && *ev.ExitCode != 0 {
-				failed.labels = append(failed.labels, fmt.Sprintf("exit %d", *ev.ExitCode))
+				h.labels = append(h.labels, fmt.Sprintf("exit %d", *ev.ExitCode))
 			}
 			for _, m := range hookFailurePhrases.Find(ev.StderrPreview) {
-				failed.labels = append(failed.labels, m.Phrase)
+				h.labels = append(h.labels, m.Phrase)
 			}
 			if c := commandLabel(ev.HookCommand); c != "" {
-				failed.labels = append(failed.labels, c)
+				h.labels = append(h.labels, c)
 			}
 		}
 		if HookRunTimedOut(ev) {
@@ -293,7 +315,17 @@ func hookEvidence(r *Rules, b *cortex.Bundle) []lensHit {
 			nBlocked++
 		}
 	}
-	add(failed, cortex.SignalHookFailed)
+	// The hook_failed signal supports the first failure category found.
+	sig := cortex.SignalHookFailed
+	for _, h := range []lensHit{notFound, cancelled, failed} {
+		if len(h.rows) > 0 {
+			add(h, sig)
+			sig = ""
+		}
+	}
+	if sig != "" {
+		add(failed, sig)
+	}
 	add(slow, cortex.SignalHookTimedOut)
 	// hook_not_invoked rests on configuration: the trigger rows are cited,
 	// the signal is its only unit (never more than low confidence).
@@ -333,7 +365,7 @@ func hookEvidence(r *Rules, b *cortex.Bundle) []lensHit {
 // blocked PreToolUse run for the same tool.
 func hookToolFailures(b *cortex.Bundle, runs []*cortex.HookEventRow) lensHit {
 	h := lensHit{category: catHookToolFailure}
-	for _, tf := range toolFailures(b) {
+	for _, tf := range agentFailures(b) {
 		var labels []string
 		for _, m := range hookToolPhrases.Find(tf.ErrorText) {
 			labels = append(labels, m.Phrase)

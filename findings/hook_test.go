@@ -42,7 +42,7 @@ func anchor(id int64, signals ...string) cortex.EvidenceRow {
 }
 
 func TestHookCategories(t *testing.T) {
-	want := []string{"hook_failed", "hook_timed_out", "hook_not_invoked", "hook_invoked_too_often", "hook_wrong_scope",
+	want := []string{"hook_command_not_found", "hook_cancelled", "hook_failed", "hook_timed_out", "hook_not_invoked", "hook_invoked_too_often", "hook_wrong_scope",
 		"hook_output_parse_error", "hook_policy_drift", "hook_blocked_agent_flow", "hook_mutated_unexpected_state",
 		"hook_caused_tool_failure", "unknown"}
 	if got := Hook().Categories(); !slices.Equal(got, want) {
@@ -78,12 +78,17 @@ func TestHookFindingsPerCategory(t *testing.T) {
 			b := hookBundle([]string{cortex.SignalHookFailed}, run(1, 10, cortex.HookFailed, exit(127)))
 			b.SignalAnchors = []cortex.EvidenceRow{anchor(10, cortex.SignalHookFailed)}
 			return b
-		}(), "hook_failed", "medium", []int64{10}, []string{"exit 127", "command not found", "status failed", "command: marvin check"}},
+		}(), "hook_command_not_found", "medium", []int64{10}, []string{"exit 127", "command not found", "status failed", "command: marvin check"}},
 		{"failed, four runs", hookBundle([]string{cortex.SignalHookFailed}, run(1, 10, cortex.HookFailed, exit(127)),
 			run(2, 11, cortex.HookFailed, exit(127)), run(3, 12, cortex.HookFailed, exit(127)), run(4, 13, cortex.HookFailed, exit(127))),
-			"hook_failed", "high", []int64{10, 11, 12, 13}, []string{"exit 127"}},
+			"hook_command_not_found", "high", []int64{10, 11, 12, 13}, []string{"exit 127"}},
 		{"cancelled", hookBundle([]string{cortex.SignalHookFailed}, run(1, 10, cortex.HookCancelled, nil)),
-			"hook_failed", "medium", []int64{10}, []string{"status cancelled"}},
+			"hook_cancelled", "medium", []int64{10}, []string{"status cancelled"}},
+		{"failed with another exit code", hookBundle([]string{cortex.SignalHookFailed}, run(1, 10, cortex.HookFailed, func(r *cortex.HookEventRow) {
+			n := int64(2)
+			r.ExitCode = &n
+			r.StderrPreview = "ruff: 3 errors"
+		})), "hook_failed", "medium", []int64{10}, []string{"exit 2", "status failed"}},
 		{"timed out", hookBundle([]string{cortex.SignalHookTimedOut}, run(1, 10, cortex.HookSuccess, func(r *cortex.HookEventRow) {
 			d := int64(45_000)
 			r.DurationMS = &d

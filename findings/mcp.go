@@ -72,7 +72,8 @@ func buildMCP() *Rules {
 			"missing required", "required parameter", "required property", "invalid_type",
 			"unexpected argument", "field required", "unrecognized key", "unrecognized_keys",
 			"additional properties", "expected string", "expected number", "expected object",
-			"expected array", "expected boolean", "-32602"),
+			"expected array", "expected boolean", "-32602", "does not support", "is not supported", "unsupported value",
+			"unsupported parameter", "unsupported argument", "invalid enum value", "expected one of"),
 		// No bare "timeout": error text quoting code or options ("timeout:
 		// 5000") would match it.
 		mcpErr(catMCPTimeout, "timed out", "timeout exceeded", "timeout expired", "timeout error", "timeouterror",

@@ -90,6 +90,8 @@ func TestMCPErrorTextPositives(t *testing.T) {
 		{catSchema, `MCP error -32602: Invalid arguments for tool search: [{"code":"invalid_type","expected":"string"}]`, "invalid arguments"},
 		{catSchema, "1 validation error for searchArguments\nquery\n  Field required [type=missing]", "validation error"},
 		{catSchema, "InputValidationError: The required parameter `query` is missing", "inputvalidationerror"},
+		{catSchema, `Error: the "format" option does not support "webp"; use png or jpeg`, "does not support"},
+		{catSchema, "Invalid enum value. Expected 'asc' | 'desc', received 'up'", "invalid enum value"},
 		{catMCPTimeout, "tool call failed: request timed out after 30s", "timed out"},
 		{catMCPTimeout, "rate limit exceeded, retry later", "rate limit"},
 		{catMCPTimeout, "429 Too Many Requests", "too many requests"},

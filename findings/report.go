@@ -36,7 +36,7 @@ func (r *Rules) factors(b *cortex.Bundle) []cortex.Factor {
 			EvidenceIDs: sortedIDs(set),
 		})
 	}
-	if tfs := toolFailures(b); len(tfs) >= toolFailureThreshold {
+	if tfs := agentFailures(b); len(tfs) >= toolFailureThreshold {
 		logs, events := map[int64]bool{}, map[int64]bool{}
 		for _, tf := range tfs {
 			events[tf.EventID] = true

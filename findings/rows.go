@@ -30,20 +30,35 @@ func scannedRows(b *cortex.Bundle) []*cortex.EvidenceRow {
 	return out
 }
 
-// toolFailures returns the bundle's tool failures deduplicated by event
-// id (the first occurrence wins).
-func toolFailures(b *cortex.Bundle) []*cortex.ToolFailure {
+// agentFailures returns the bundle's tool failures that are the agent's
+// own — not a probe that found nothing, a call cancelled because a
+// sibling failed, or a call the user refused — deduplicated by event id
+// (the first occurrence wins): the run's own failures first (skill lens),
+// then the nearby ones.
+func agentFailures(b *cortex.Bundle) []*cortex.ToolFailure {
 	seen := map[int64]bool{}
 	var out []*cortex.ToolFailure
-	for i := range b.NearbyToolFailures {
-		tf := &b.NearbyToolFailures[i]
-		if seen[tf.EventID] {
-			continue
+	for _, list := range [][]cortex.ToolFailure{b.Failures, b.NearbyToolFailures} {
+		for i := range list {
+			tf := &list[i]
+			if seen[tf.EventID] || !agentsOwn(tf.Class) {
+				continue
+			}
+			seen[tf.EventID] = true
+			out = append(out, tf)
 		}
-		seen[tf.EventID] = true
-		out = append(out, tf)
 	}
 	return out
+}
+
+// agentsOwn reports whether a failure class is the agent's own failure
+// (an unclassified failure counts).
+func agentsOwn(class string) bool {
+	switch class {
+	case "", "failed", "failed_in_output":
+		return true
+	}
+	return false
 }
 
 // voiceOf classifies a row: user voice for text the user typed, tool voice

@@ -48,6 +48,9 @@ type rule struct {
 	// signals are incident signals that support the category on their
 	// own, citing the incident's anchors present in the bundle.
 	signals []string
+	// extract pulls the values a hint names ({dep}, {code}, {value},
+	// {verb}) from the matched text.
+	extract func(text string) map[string]string
 }
 
 // find returns the labels of everything the rule matches in norm (a
@@ -83,6 +86,16 @@ type Rules struct {
 	lensFactor func(*cortex.Bundle) (cortex.Factor, bool)
 	// noAnchors is the open question when the bundle has no anchors.
 	noAnchors string
+	// rows and failures choose what the rules read (nil: every scanned
+	// row, and the failures of any class that is the agent's own).
+	rows     func(*cortex.Bundle) []*cortex.EvidenceRow
+	failures func(*cortex.Bundle) []*cortex.ToolFailure
+	// evidence derives findings from the lens's own bundle collections
+	// (nil: none).
+	evidence func(*cortex.Bundle) []lensHit
+	// quotes finds the lines of the subject's document a finding is
+	// about (nil: none).
+	quotes func(b *cortex.Bundle, category string, vars map[string]string) []cortex.SkillQuote
 }
 
 // newRules builds a rule set. Rules naming a category missing from the
@@ -131,17 +144,57 @@ func (r *Rules) Categories() []string {
 	return out
 }
 
-// hint renders a category's hint for the bundle's subject.
-func (r *Rules) hint(i int, inc *cortex.Incident) string {
+// hintDefaults are what a hint says when the evidence did not name a value.
+var hintDefaults = map[string]string{
+	"command": "the failing command", "program": "the tool", "dep": "the missing module", "code": "an error",
+	"value": "a value or argument", "verb": "do that",
+}
+
+// hint renders a category's hint for the bundle's subject and the values
+// the evidence named ({command}, {program}, {dep}, {code}, {value},
+// {verb}: safe words only, backquoted; defaults when absent).
+func (r *Rules) hint(i int, inc *cortex.Incident, vars map[string]string) string {
 	h := r.categories[i].hint
-	if !strings.Contains(h, "{subject}") {
+	if !strings.Contains(h, "{") {
 		return h
 	}
-	s := ""
-	if r.subject != nil {
-		s = r.subject(inc)
+	if strings.Contains(h, "{subject}") {
+		s := ""
+		if r.subject != nil {
+			s = r.subject(inc)
+		}
+		h = strings.ReplaceAll(h, "{subject}", s)
 	}
-	return strings.ReplaceAll(h, "{subject}", s)
+	for k, d := range hintDefaults {
+		ph := "{" + k + "}"
+		if !strings.Contains(h, ph) {
+			continue
+		}
+		v := d
+		if x := safeValue(vars[k]); x != "" {
+			v = "`" + x + "`"
+		}
+		h = strings.ReplaceAll(h, ph, v)
+	}
+	return h
+}
+
+// safeValue keeps a value a hint may name: words of letters, digits and
+// . _ : @ + - / (a program, a subcommand, a module, a status code), at most
+// three of them and 60 bytes; anything else is dropped.
+func safeValue(v string) string {
+	words := strings.Fields(v)
+	if len(words) == 0 || len(words) > 3 || len(v) > 60 {
+		return ""
+	}
+	for _, w := range words {
+		for _, c := range w {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:@+-/", c)) {
+				return ""
+			}
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // fallback is the rule set of a nil *Rules: no phrase rules, only the

@@ -36,6 +36,10 @@ type Options struct {
 	// MCP, when set, is served at /mcp behind the same authentication
 	// (it reads the caller with CallerFrom).
 	MCP http.Handler
+	// Dashboard, when set, serves every path outside /api, /mcp and
+	// /health (the web UI; it authenticates on its own, with the same
+	// tokens).
+	Dashboard http.Handler
 	// Logger receives request and audit lines (nil: discarded).
 	Logger *slog.Logger
 	// Version is reported by /health and the OpenAPI document.
@@ -91,9 +95,15 @@ func NewHandler(svc *app.Service, o Options) http.Handler {
 	if o.MCP != nil {
 		mux.Handle("/mcp", h.auth(app.ScopeRead, o.MCP))
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, cortex.Errorf(cortex.CodeNotFound, "no route %s %s (see /api/openapi.json)", r.Method, r.URL.Path))
-	})
+	}
+	mux.HandleFunc("/api/", notFound)
+	if o.Dashboard != nil {
+		mux.Handle("/", o.Dashboard)
+	} else {
+		mux.HandleFunc("/", notFound)
+	}
 	return h.logRequests(mux)
 }
 
@@ -133,16 +143,30 @@ func (h *handler) authenticate(r *http.Request) (app.Caller, error) {
 	if !hasAuth {
 		return c, cortex.Errorf(cortex.CodeUnauthorized, "missing bearer token (Authorization: Bearer …)")
 	}
-	switch {
-	case equal(got, h.o.AdminToken):
-		c.Scopes, c.Name = []app.Scope{app.ScopeRead, app.ScopeAdmin}, "admin-token@"+r.RemoteAddr
-	case equal(got, h.o.ReadToken):
-		c.Scopes, c.Name = []app.Scope{app.ScopeRead}, "read-token@"+r.RemoteAddr
-	default:
+	scopes, name, ok := TokenScopes(got, h.o.ReadToken, h.o.AdminToken)
+	if !ok {
 		return c, cortex.Errorf(cortex.CodeUnauthorized, "invalid bearer token")
 	}
+	c.Scopes, c.Name = scopes, name+"@"+r.RemoteAddr
 	return c, nil
 }
+
+// TokenScopes returns the scopes a presented token grants (the admin
+// token: read and admin; the read token: read) and the token's name;
+// ok is false for any other token. Tokens are compared in constant time.
+// The dashboard's login checks tokens with it too.
+func TokenScopes(got, readToken, adminToken string) (scopes []app.Scope, name string, ok bool) {
+	switch {
+	case equal(got, adminToken):
+		return []app.Scope{app.ScopeRead, app.ScopeAdmin}, "admin-token", true
+	case equal(got, readToken):
+		return []app.Scope{app.ScopeRead}, "read-token", true
+	}
+	return nil, "", false
+}
+
+// Bearer returns the bearer token of a request's Authorization header.
+func Bearer(r *http.Request) (string, bool) { return bearer(r) }
 
 // equal compares a presented token with a configured one in constant
 // time; an unset token never matches.
@@ -168,7 +192,15 @@ func (h *handler) action(a app.Action) http.Handler {
 		var params any
 		var err error
 		if r.Method == http.MethodGet {
-			params, err = a.DecodeQuery(r.URL.Query())
+			q := r.URL.Query()
+			for _, name := range a.PathParams() {
+				if q.Has(name) {
+					writeError(w, cortex.Errorf(cortex.CodeInvalid, "%s: %s is given in the path, not the query string", a.Name, name))
+					return
+				}
+				q.Set(name, r.PathValue(name))
+			}
+			params, err = a.DecodeQuery(q)
 		} else {
 			if len(r.URL.Query()) > 0 {
 				writeError(w, cortex.Errorf(cortex.CodeInvalid, "%s: send parameters as a JSON body, not in the query string", a.Name))

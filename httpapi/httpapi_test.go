@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,10 +88,22 @@ var minimal = map[string]string{
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
 	"incidents": "", "investigate": "lens=skill",
+	"friction_incidents": "", "friction_investigate": "",
+	"session_show": "detail=true", "row_show": "",
+}
+
+// pathValues fills the {name} segments of a route with values of the
+// labelled store: a session id and a row id.
+func pathValues(t *testing.T, srv *httptest.Server) *strings.Replacer {
+	t.Helper()
+	r := do(t, srv, "GET", "/api/search?query=deploy&limit=1", adminTok, "")
+	hit := r.body["hits"].([]any)[0].(map[string]any)
+	return strings.NewReplacer("{session}", hit["ai_session_id"].(string), "{id}", fmt.Sprint(int64(hit["id"].(float64))))
 }
 
 func TestEveryActionHasARouteThatAnswers(t *testing.T) {
 	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	fill := pathValues(t, srv)
 	for _, a := range app.Actions() {
 		q, ok := minimal[a.Name]
 		if !ok {
@@ -99,7 +112,7 @@ func TestEveryActionHasARouteThatAnswers(t *testing.T) {
 		}
 		var r response
 		if a.Method == http.MethodGet {
-			path := a.Path
+			path := fill.Replace(a.Path)
 			if q != "" {
 				path += "?" + q
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/cortexhq/cortex/app"
@@ -54,10 +55,14 @@ func OpenAPI(version string) map[string]any {
 		schema := a.Schema()
 		if a.Method == "GET" {
 			params := []map[string]any{}
+			inPath := a.PathParams()
 			for _, name := range a.Params() {
 				prop := jsonValue(schema.Properties[name]).(map[string]any)
 				delete(prop, "description")
 				p := map[string]any{"name": name, "in": "query", "description": a.Doc(name), "schema": prop}
+				if slices.Contains(inPath, name) {
+					p["in"], p["required"] = "path", true
+				}
 				if _, isList := prop["items"]; isList {
 					p["style"], p["explode"] = "form", true
 				}

@@ -2,9 +2,12 @@ package incident
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -122,25 +125,39 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 
 	// Failed tool calls and user corrections near the incident.
 	if g.Key.Session != "" {
-		calls, err := e.db.SessionToolCalls(ctx, s, from, to, sessionToolCallsCap)
+		calls, err := e.db.SessionCalls(ctx, s, from, to, sessionToolCallsCap)
 		if err != nil {
 			return b, err
 		}
-		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(calls, o.maxBytes), capToolFailures, false)
-		users, err := e.db.SessionUserRows(ctx, s, from, to, sessionUserRowsCap)
+		acts, err := e.db.SessionUserActs(ctx, s, from, to, sessionUserRowsCap)
 		if err != nil {
 			return b, err
 		}
-		var corr []cortex.EvidenceRow
-		for _, r := range users {
-			if correctionPhrases.Contains(r.Message) {
-				r.Signals = []string{cortex.SignalUserCorrection}
-				corr = append(corr, r)
+		classified := classifyCalls(calls, toActs(acts, nil))
+		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(classified, o.maxBytes), capToolFailures, false)
+		texts, _, err := userTexts(ctx, e.db, s, from, to)
+		if err != nil {
+			return b, err
+		}
+		var ids []int64
+		for _, t := range texts {
+			if corrects(t.Text) {
+				ids = append(ids, t.ID)
 			}
 		}
+		corr, err := e.db.RowsByID(ctx, ids)
+		if err != nil {
+			return b, err
+		}
+		for i := range corr {
+			corr[i].Signals = []string{cortex.SignalUserCorrection}
+		}
 		b.NearbyUserCorrections, b.NearbyUserCorrectionsTruncated = capRows(corr, capUserCorrections, false)
+		if b.UserVoice, b.UserVoiceTruncated, err = e.userVoice(ctx, g, s, first, last); err != nil {
+			return b, err
+		}
 	} else {
-		b.NearbyToolFailures, b.NearbyUserCorrections = []cortex.ToolFailure{}, []cortex.EvidenceRow{}
+		b.NearbyToolFailures, b.NearbyUserCorrections, b.UserVoice = []cortex.ToolFailure{}, []cortex.EvidenceRow{}, []cortex.EvidenceRow{}
 	}
 
 	// Non-AI logs of the same host.
@@ -157,32 +174,132 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		return b, err
 	}
 	for _, rows := range [][]cortex.EvidenceRow{b.SignalAnchors, b.TranscriptBefore, b.TranscriptAfter,
-		b.NearbyUserCorrections, b.NearbyLogs, b.NearbyErrors} {
+		b.NearbyUserCorrections, b.UserVoice, b.NearbyLogs, b.NearbyErrors} {
 		boundRows(ptrs(rows), o.maxBytes)
 	}
 	b.Findings = findings.Derive(&b)
 	return b, nil
 }
 
-// toolFailures returns the failed calls, each marked recovered when a
-// later call of the same tool succeeded (in the bundle's window).
-func toolFailures(calls []sqlite.ToolCall, maxBytes int) []cortex.ToolFailure {
-	var out []cortex.ToolFailure
-	for i, c := range calls {
-		if !c.IsError {
-			continue
+// capUserVoice bounds a bundle's user voice rows.
+const capUserVoice = 30
+
+// reactionAfter bounds how long after an incident the user's next prompt
+// is still their reaction to it (lenses that scope their groups set the
+// reaction themselves).
+const reactionAfter = 30 * time.Minute
+
+// userVoice returns what the human did inside the group's span, and their
+// reaction right after it, as evidence rows: the rows the lens scoped
+// (skill runs, friction groups) or, for lenses grouped by time, the acts
+// of the session within [first, last] and the next typed prompt after it.
+func (e *Engine) userVoice(ctx context.Context, g *group, s sqlite.SessionScope, first, last time.Time) ([]cortex.EvidenceRow, bool, error) {
+	ids, reaction := g.Voice, g.Reaction
+	if ids == nil && reaction == 0 {
+		acts, err := e.db.SessionUserActs(ctx, s, first, last.Add(reactionAfter), sessionUserRowsCap)
+		if err != nil {
+			return nil, false, err
 		}
-		f := cortex.ToolFailure{EventID: c.ID, CallLogID: c.CallLogID, ResultLogID: c.ResultLogID,
-			Timestamp: cortex.FormatTime(c.Timestamp), ToolName: c.ToolName, MCPServer: c.MCPServer,
-			Status: c.Status, ExitCode: c.ExitCode}
-		f.ErrorText, _ = cutText(c.ErrorText, maxBytes)
-		for _, later := range calls[i+1:] {
-			if later.ToolName == c.ToolName && later.Status == cortex.CallSuccess && !later.IsError {
-				f.Recovered = true
+		for _, a := range acts {
+			if !a.Timestamp.After(last) {
+				ids = append(ids, a.LogID)
+				continue
+			}
+			if a.Kind == cortex.UserPrompt || a.Kind == cortex.UserCommand {
+				reaction = a.LogID
 				break
 			}
 		}
-		out = append(out, f)
+	}
+	if reaction != 0 {
+		ids = append(slices.Clone(ids), reaction)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	rows, err := e.db.RowsByID(ctx, ids)
+	if err != nil {
+		return nil, false, err
+	}
+	signals := map[int64][]string{}
+	for _, a := range g.Anchors {
+		signals[a.LogID] = a.Signals
+	}
+	for i := range rows {
+		rows[i].Reaction = rows[i].ID == reaction
+		rows[i].Signals = slices.Sorted(slices.Values(signals[rows[i].ID]))
+	}
+	out, truncated := capRows(rows, capUserVoice, true)
+	return out, truncated, nil
+}
+
+// toolFailures returns the failed calls (an error status or a failure
+// shown in the output) with their class, command and recovery.
+func toolFailures(calls []tcall, maxBytes int) []cortex.ToolFailure {
+	var out []cortex.ToolFailure
+	for _, c := range calls {
+		if !c.IsError && c.Class != classFailedInOutput {
+			continue
+		}
+		out = append(out, toolFailure(c, maxBytes))
 	}
 	return out
+}
+
+// toolFailure is a classified call as bundles show it.
+func toolFailure(c tcall, maxBytes int) cortex.ToolFailure {
+	f := cortex.ToolFailure{EventID: c.ID, CallLogID: c.CallLogID, ResultLogID: c.ResultLogID,
+		Timestamp: cortex.FormatTime(c.Timestamp), ToolName: c.ToolName, MCPServer: c.MCPServer,
+		Status: c.Status, ExitCode: c.ExitCode, Recovered: c.Recovered, Class: c.Class, Line: c.Why}
+	text := c.ErrorText
+	if text == "" {
+		text = c.Output
+	}
+	text = unwrapContent(text)
+	f.ErrorText, _ = cutText(text, maxBytes)
+	f.Line = unwrapContent(f.Line)
+	f.Operation = c.ToolName
+	if shellTools[c.ToolName] {
+		f.Command = cortex.CutUTF8(command(c.Arguments), 512)
+		if op := safeOperation(c.Op, c.ToolName); op != "" {
+			f.Operation = op
+		}
+	}
+	return f
+}
+
+// unwrapContent shows an MCP result's content blocks
+// ([{"type":"text","text":"…"}]) as their text.
+func unwrapContent(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, `[{"type":"text"`) {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal([]byte(t), &blocks) != nil {
+		return s
+	}
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// safeWord is a token safe to name in a hint: a program or subcommand.
+var safeWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,39}$`)
+
+// safeOperation renders a shell call's operation ("Bash git push") as
+// "git push" when its words are plain program and subcommand names.
+func safeOperation(op, tool string) string {
+	words := strings.Fields(strings.TrimPrefix(op, tool+" "))
+	var out []string
+	for _, w := range words {
+		if !safeWord.MatchString(w) {
+			break
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }

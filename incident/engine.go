@@ -65,6 +65,15 @@ type Lens interface {
 	suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (string, []string)
 }
 
+// grouper is implemented by lenses that form their own groups from the
+// sessions their candidates touch (skill runs, friction per session): it
+// reads those sessions whole and returns, detected, every group that
+// overlaps the range — so a --since that cuts into a group changes
+// neither its id nor its score.
+type grouper interface {
+	group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error)
+}
+
 // matcher is implemented by lenses whose subject is resolved against the
 // store (MCP targets, hook names): matched says what p resolved to ("MCP
 // server labby"), "" when nothing matched.
@@ -94,7 +103,7 @@ func New(db *sqlite.DB) *Engine { return &Engine{db: db, CandidateCap: Candidate
 // Lenses returns the lenses by name.
 func Lenses() map[string]Lens {
 	return map[string]Lens{cortex.LensAbuse: abuseLens{}, cortex.LensSkill: skillLens{}, cortex.LensMCP: mcpLens{},
-		cortex.LensHook: hookLens{}}
+		cortex.LensHook: hookLens{}, cortex.LensFriction: frictionLens{}}
 }
 
 // LensByName returns the named lens or an invalid-argument error.
@@ -102,7 +111,7 @@ func LensByName(name string) (Lens, error) {
 	if l, ok := Lenses()[name]; ok {
 		return l, nil
 	}
-	return nil, cortex.Errorf(cortex.CodeInvalid, "unknown incident lens %q (use abuse, skill, mcp or hook)", name)
+	return nil, cortex.Errorf(cortex.CodeInvalid, "unknown incident lens %q (use friction, skill, mcp, hook or abuse)", name)
 }
 
 // run is the result of one pass of the engine: every listed incident
@@ -187,9 +196,18 @@ func (e *Engine) run(ctx context.Context, l Lens, p *cortex.IncidentParams) (run
 	}
 	r := run{window: p.WindowMinutes, groups: map[string]*group{}, candidateRows: scanned, truncated: truncated}
 	window := time.Duration(p.WindowMinutes) * time.Minute
-	groups := groupMembers(ms, window)
-	if err := l.detect(ctx, e.db, p, groups, window); err != nil {
-		return run{}, err
+	var groups []*group
+	if gr, ok := l.(grouper); ok {
+		if groups, err = gr.group(ctx, e.db, p, ms, window); err != nil {
+			return run{}, err
+		}
+	} else {
+		if groups, err = e.completeGroups(ctx, l, p, ms, window); err != nil {
+			return run{}, err
+		}
+		if err := l.detect(ctx, e.db, p, groups, window); err != nil {
+			return run{}, err
+		}
 	}
 	for _, g := range groups {
 		if !l.isIncident(g, p) {
@@ -204,6 +222,62 @@ func (e *Engine) run(ctx context.Context, l Lens, p *cortex.IncidentParams) (run
 	}
 	sortIncidents(r.incidents)
 	return r, nil
+}
+
+// completeGroups groups the candidates by gap, then completes the groups
+// a time range cut: a session with a group within window of --since or
+// --until is read again without the range (through the lens's own
+// candidate scan), regrouped, and its groups that overlap the range are
+// kept. An incident's members, id and score so do not depend on where the
+// range starts or ends.
+func (e *Engine) completeGroups(ctx context.Context, l Lens, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error) {
+	groups := groupMembers(ms, window)
+	if p.Since.IsZero() && p.Until.IsZero() {
+		return groups, nil
+	}
+	edge := map[groupKey]bool{}
+	var edges []groupKey
+	for _, g := range groups {
+		if g.Key.Session == "" {
+			continue
+		}
+		if !p.Since.IsZero() && g.First.Sub(p.Since) <= window || !p.Until.IsZero() && p.Until.Sub(g.Last) <= window {
+			sk := groupKey{Tool: g.Key.Tool, Host: g.Key.Host, Session: g.Key.Session}
+			if !edge[sk] {
+				edge[sk] = true
+				edges = append(edges, sk)
+			}
+		}
+	}
+	if len(edges) == 0 {
+		return groups, nil
+	}
+	var out []*group
+	for _, g := range groups {
+		if !edge[groupKey{Tool: g.Key.Tool, Host: g.Key.Host, Session: g.Key.Session}] {
+			out = append(out, g)
+		}
+	}
+	for _, sk := range edges {
+		q := *p
+		q.Tool, q.Host, q.Session, q.Since, q.Until = sk.Tool, sk.Host, sk.Session, time.Time{}, time.Time{}
+		more, _, _, err := l.candidates(ctx, e.db, &q, e.candidateCap())
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range groupMembers(more, window) {
+			if overlaps(g.First, g.Last, p.Since, p.Until) {
+				out = append(out, g)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *group) int {
+		if c := a.Key.compare(b.Key); c != 0 {
+			return c
+		}
+		return a.First.Compare(b.First)
+	})
+	return out, nil
 }
 
 // keep applies the incident filters: id, signals, minimum score.
@@ -249,6 +323,7 @@ func (e *Engine) incident(l Lens, g *group, window int) cortex.Incident {
 		FirstSeen: cortex.FormatTime(first), LastSeen: cortex.FormatTime(last), DurationSecs: last.Sub(first).Seconds(),
 		EventCount: g.EventCount, EventIDs: ids, AnchorLogIDs: anchors, SignalCounts: counts,
 		SignalsPresent: g.present(), Terms: g.Terms, Score: score, Label: l.label(score), WindowMinutes: window,
+		AttributedTo: g.Attributed, CoActive: g.CoActive,
 	}
 	l.subject(g.Key, &inc)
 	return inc

@@ -297,8 +297,12 @@ func TestSkillFirstInvestigation(t *testing.T) {
 	if !got.NoIncident || got.NoData || len(got.Bundles) != 1 || len(got.Usage) != 1 || got.Bundles[0].Incident.Label != "low" {
 		t.Fatalf("verify: %+v", got)
 	}
+	// The skill part of a plugin skill's name finds it (one name per skill).
+	if got := inv(cortex.IncidentParams{Skill: "lavra-plan"}); len(got.Bundles) != 1 || got.Bundles[0].Incident.SkillName != "lavra:lavra-plan" {
+		t.Fatalf("skill part: %+v", got)
+	}
 	// No events: no data, with the nearest skill name suggested.
-	got = inv(cortex.IncidentParams{Skill: "lavra-plan"})
+	got = inv(cortex.IncidentParams{Skill: "lavra-plann"})
 	if !got.NoData || len(got.Bundles) != 0 || !strings.Contains(strings.Join(got.SuggestedFilters, "|"), "lavra:lavra-plan") {
 		t.Fatalf("no data: %+v", got)
 	}

@@ -48,6 +48,8 @@ type member struct {
 	Key   groupKey
 	Kind  string // event kind (skill lens)
 	Term  string // abuse term (abuse lens)
+	// Intensity rates the member's swearing (abuse lens, 1..5).
+	Intensity int
 }
 
 // anchor is a logs row that carries one or more signals of a group.
@@ -73,6 +75,19 @@ type group struct {
 	Terms      []string
 	// SignalEnd is the end of the span searched for signals.
 	SignalEnd time.Time
+	// Voice are the rows of the user's acts in the group's scope, and
+	// Reaction the row of their reaction right after it (0: none).
+	Voice    []int64
+	Reaction int64
+	// Calls are the classified tool calls of the group's scope (skill
+	// lens).
+	Calls []tcall
+	// Attributed is what a friction group is charged to.
+	Attributed []cortex.Attribution
+	// CoActive are the other skills active in a skill run's scope.
+	CoActive []string
+	// lens holds a lens's own state for scoring and evidence.
+	lens any
 }
 
 // addAnchor records signal on row (merging with an earlier anchor of the

@@ -9,6 +9,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/voice"
 )
 
 // abuseLens finds bursts of abusive terms in what users typed: the plainest
@@ -68,10 +69,12 @@ func (abuseLens) prepare(p *cortex.IncidentParams) error {
 }
 
 // termMatches runs the FTS candidate query (stemmed, so it over-matches)
-// over user rows and keeps the rows where a term stands on word
-// boundaries. It returns the rows scanned (at most capRows), the matches
-// with their term, and whether older candidates were left.
-func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, terms []string, capRows int) ([]sqlite.TextCandidate, []string, int, bool, error) {
+// over user rows and keeps the rows where the user used a term — read by
+// package voice from the user's own words (the row's user event: no IDE
+// context, no quotations, no term talked about rather than used). It
+// returns the rows scanned (at most capRows), the matches with their
+// strongest term and intensity, and whether older candidates were left.
+func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, terms []string, capRows int) ([]sqlite.TextCandidate, []voice.Reading, int, bool, error) {
 	f.Limit = capRows + 1
 	rows, err := db.UserTextMatches(ctx, sqlite.TermsQuery(terms), f)
 	if err != nil {
@@ -81,28 +84,48 @@ func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, t
 	if truncated {
 		rows = rows[:capRows]
 	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	acts, err := db.UserActsByLogID(ctx, ids)
+	if err != nil {
+		return nil, nil, 0, false, err
+	}
+	words := map[int64]string{}
+	for _, a := range acts {
+		if a.Kind == cortex.UserPrompt || a.Kind == cortex.UserCommand {
+			words[a.LogID] = a.Text
+		}
+	}
 	set := phrase.NewSet(terms...)
 	var kept []sqlite.TextCandidate
-	var found []string
+	var found []voice.Reading
 	for _, r := range rows {
-		if t := set.First(r.Message); t != "" {
-			kept = append(kept, r)
-			found = append(found, t)
+		text, ok := words[r.ID]
+		if !ok && len(acts) == 0 {
+			text = r.Message // a store without user events yet
 		}
+		rd := voice.Read(text, set)
+		if !rd.Has(voice.Abuse) {
+			continue
+		}
+		kept = append(kept, r)
+		found = append(found, rd)
 	}
 	return kept, found, len(rows), truncated, nil
 }
 
 func (abuseLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
-	rows, terms, scanned, truncated, err := termMatches(ctx, db, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project,
+	rows, reads, scanned, truncated, err := termMatches(ctx, db, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project,
 		Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until}, p.Terms, capRows)
 	if err != nil {
 		return nil, 0, false, err
 	}
 	ms := make([]member, len(rows))
 	for i, r := range rows {
-		ms[i] = member{ID: r.ID, LogID: r.ID, At: r.Timestamp, Kind: "user", Term: terms[i],
-			Key: groupKey{Tool: r.Tool, Host: r.Host, Project: r.Project, Session: r.Session}}
+		ms[i] = member{ID: r.ID, LogID: r.ID, At: r.Timestamp, Kind: "user", Term: reads[i].Terms[0],
+			Intensity: reads[i].Intensity, Key: groupKey{Tool: r.Tool, Host: r.Host, Project: r.Project, Session: r.Session}}
 	}
 	return ms, scanned, truncated, nil
 }
@@ -126,7 +149,11 @@ func (abuseLens) detect(_ context.Context, _ *sqlite.DB, _ *cortex.IncidentParam
 func (abuseLens) isIncident(*group, *cortex.IncidentParams) bool { return true }
 
 func (abuseLens) score(g *group) float64 {
-	return abuseScore(g.EventCount, g.Last.Sub(g.First), len(g.Terms))
+	strongest := 0
+	for _, m := range g.Members {
+		strongest = max(strongest, m.Intensity)
+	}
+	return abuseScore(g.EventCount, strongest, len(g.Terms))
 }
 
 func (abuseLens) label(score float64) string { return abuseLabel(score) }
@@ -168,7 +195,7 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 	if err != nil {
 		return cortex.AbuseMatches{}, err
 	}
-	rows, terms, scanned, truncated, err := termMatches(ctx, e.db, sqlite.CandidateFilter{Tool: ip.Tool, Project: ip.Project,
+	rows, reads, scanned, truncated, err := termMatches(ctx, e.db, sqlite.CandidateFilter{Tool: ip.Tool, Project: ip.Project,
 		Session: ip.Session, Host: ip.Host, Since: ip.Since, Until: ip.Until}, ip.Terms, e.candidateCap())
 	if err != nil {
 		return cortex.AbuseMatches{}, err
@@ -176,7 +203,7 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 	out := cortex.AbuseMatches{Terms: ip.Terms, Matches: []cortex.AbuseMatch{}, CandidateRows: scanned,
 		CandidateCap: e.candidateCap(), CandidateWindowTruncated: truncated, LimitClampedTo: clamped}
 	off := min(p.Cursor.OffsetOf(), len(rows))
-	rows, terms = rows[off:], terms[off:]
+	rows, reads = rows[off:], reads[off:]
 	if len(rows) > limit {
 		rows, out.Truncated = rows[:limit], true
 		out.Next = cortex.Cursor{Offset: off + limit}.Encode()
@@ -190,8 +217,8 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 		if len(entry) == 0 {
 			continue // purged meanwhile
 		}
-		m := cortex.AbuseMatch{Term: terms[i], Entry: entry[0], Before: []cortex.EvidenceRow{}, After: []cortex.EvidenceRow{}}
-		m.Entry.Term = terms[i]
+		m := cortex.AbuseMatch{Term: reads[i].Terms[0], Entry: entry[0], Before: []cortex.EvidenceRow{}, After: []cortex.EvidenceRow{}}
+		m.Entry.Term = m.Term
 		s := sqlite.SessionScope{Tool: r.Tool, Session: r.Session, Host: r.Host}
 		if before > 0 {
 			if m.Before, err = e.db.SessionRowsBefore(ctx, s, r.Timestamp, r.ID, before); err != nil {

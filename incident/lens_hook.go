@@ -587,6 +587,7 @@ func hookTriggers(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, eve
 type hookInput struct {
 	rows       map[int64]cortex.HookEventRow
 	users      []textRow
+	interrupts []time.Time
 	calls      []call
 	callsKnown bool
 }
@@ -633,14 +634,9 @@ func (hookLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPar
 		for _, r := range rows {
 			byID[r.ID] = r
 		}
-		urows, err := db.SessionUserRows(ctx, s, from, to, sessionUserRowsCap)
+		users, interrupts, err := userTexts(ctx, db, s, from, to)
 		if err != nil {
 			return err
-		}
-		users := make([]textRow, 0, len(urows))
-		for _, r := range urows {
-			at, _ := cortex.ParseTimestamp(r.Timestamp)
-			users = append(users, textRow{ID: r.ID, At: at, Text: r.Message})
 		}
 		var calls []call
 		callsKnown := false
@@ -666,7 +662,7 @@ func (hookLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPar
 				detectNotInvoked(g, calls, users, window)
 				continue
 			}
-			in := hookInput{rows: byID, users: users}
+			in := hookInput{rows: byID, users: users, interrupts: interrupts}
 			if toolHookEvents[g.Key.Subject[0]] && len(g.Members) >= tooOftenMinRuns {
 				if err := loadCalls(); err != nil {
 					return err
@@ -855,7 +851,7 @@ func detectHook(g *group, in hookInput, window time.Duration) {
 		if !ok {
 			continue
 		}
-		if findings.HookRunFailed(&r) {
+		if findings.HookRunFailed(&r) && !cancelledByUser(r, m.At, in.interrupts) {
 			g.addAnchor(m.LogID, m.At, cortex.SignalHookFailed, "")
 		}
 		if findings.HookRunTimedOut(&r) {
@@ -881,18 +877,59 @@ func detectHook(g *group, in hookInput, window time.Duration) {
 		g.addAnchor(last.LogID, last.At, cortex.SignalHookTooOften, "")
 		g.Signals[cortex.SignalHookTooOften] = 1
 	}
+	// A correction is about the hook when it names one, or when it is the
+	// user's first prompt after a run that put text in front of the agent
+	// (not the session's first prompt, which answers nothing the agent did;
+	// SessionStart context only when named).
 	for _, u := range in.users {
-		if !within(u.At, from, to) {
+		if !within(u.At, from, to) || !corrects(u.Text) {
 			continue
 		}
-		norm := phrase.Normalize(unquoted(u.Text))
-		if len(correctionPhrases.FindNormalized(norm)) == 0 {
-			continue
-		}
-		if injected || len(hookMentions.FindNormalized(norm)) > 0 {
+		named := len(hookMentions.FindNormalized(normalized(u.Text))) > 0
+		reacts := injected && !u.First && g.Key.Subject[0] != "SessionStart" && firstAfter(in.users, u, g.Members)
+		if named || reacts {
 			g.addAnchor(u.ID, u.At, cortex.SignalCorrectionAfterHook, "")
 		}
 	}
+}
+
+// firstAfter reports whether u is the user's first prompt after the
+// group's last run before it.
+func firstAfter(users []textRow, u textRow, ms []member) bool {
+	var last time.Time
+	for _, m := range ms {
+		if !m.At.After(u.At) {
+			last = m.At
+		}
+	}
+	if last.IsZero() {
+		return false
+	}
+	for _, o := range users {
+		if o.At.After(last) && o.At.Before(u.At) {
+			return false
+		}
+	}
+	return true
+}
+
+// userCancelGrace is how close a user interrupt and a cancelled hook run
+// are when the interrupt cancelled it (Claude writes both at once).
+const userCancelGrace = 5 * time.Second
+
+// cancelledByUser reports whether a hook run was cancelled by the user's
+// own interrupt (Esc while the hook ran): that is the user stopping the
+// agent, not the hook failing.
+func cancelledByUser(r cortex.HookEventRow, at time.Time, interrupts []time.Time) bool {
+	if r.Status != cortex.HookCancelled {
+		return false
+	}
+	for _, t := range interrupts {
+		if d := t.Sub(at); d >= -userCancelGrace && d <= userCancelGrace {
+			return true
+		}
+	}
+	return false
 }
 
 // isIncident: a hook group without a negative signal is usage, listed only

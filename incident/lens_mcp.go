@@ -11,6 +11,7 @@ import (
 	"github.com/cortexhq/cortex/findings"
 	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/voice"
 )
 
 // mcpLens finds MCP servers and tools that went wrong: calls that fail
@@ -283,11 +284,10 @@ func (mcpLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPara
 			f, t := mcpSpan(g, window)
 			from, to = minTime(from, f), maxTime(to, t)
 		}
-		rows, err := db.SessionUserRows(ctx, s, from, to, sessionUserRowsCap)
+		users, _, err := userTexts(ctx, db, s, from, to)
 		if err != nil {
 			return err
 		}
-		users := mcpTextRows(rows)
 		for _, g := range sg {
 			f, t := mcpSpan(g, window)
 			rows, err := db.SessionAssistantRows(ctx, s, f, t, sessionAssistantRowsCap)
@@ -391,14 +391,17 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 		}
 	}
 
-	// Corrections: the user's next message after a call.
+	// Corrections: the user's next message after a call. After a failed
+	// call it answers the failure; after a successful one it is charged to
+	// the tool only when it is about it (names the server or tool).
+	names := mcpSubjectNames(g.Key)
 	var corrections []time.Time
 	for i, r := range in.users {
 		if !within(r.At, from, to) {
 			continue
 		}
-		norm := phrase.Normalize(unquoted(r.Text))
-		if len(correctionPhrases.FindNormalized(norm)) == 0 && len(mcpCorrectionPhrases.FindNormalized(norm)) == 0 {
+		choice := len(mcpCorrectionPhrases.FindNormalized(normalized(r.Text))) > 0
+		if !corrects(r.Text) && !choice {
 			continue
 		}
 		prev := -1
@@ -412,6 +415,9 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 		}
 		if i > 0 && in.users[i-1].At.After(calls[prev].At) {
 			continue // the user spoke in between: not a reaction to the call
+		}
+		if !calls[prev].Failed && !choice && !mentions(r.Text, names) {
+			continue // after a success, a correction about something else
 		}
 		g.addAnchor(r.ID, r.At, cortex.SignalCorrectionAfterCall, "")
 		corrections = append(corrections, r.At)
@@ -455,7 +461,6 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 	if len(in.assistant) == 0 {
 		return
 	}
-	names := mcpSubjectNames(g.Key)
 	serverOK := slices.ContainsFunc(in.server, func(c mcpCall) bool { return c.Succeeded })
 	cFrom, cTo := mcpSpan(g, window)
 	for _, r := range in.assistant {
@@ -514,7 +519,7 @@ func mcpClaims(text string, names, set *phrase.Set) bool {
 	if raw := phrase.Normalize(text); len(set.FindNormalized(raw)) == 0 || len(names.FindNormalized(raw)) == 0 {
 		return false
 	}
-	norm := phrase.Normalize(unquoted(text))
+	norm := phrase.Normalize(voice.Unquoted(text))
 	if len(set.FindNormalized(norm)) == 0 || len(names.FindNormalized(norm)) == 0 {
 		return false
 	}

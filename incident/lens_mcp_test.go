@@ -100,7 +100,11 @@ func TestMCPCorrectionAfterCall(t *testing.T) {
 		users []textRow
 		want  int
 	}{
-		{"next message after a call", []textRow{mcpText(1, 0, "search the docs"), mcpText(2, 90*time.Second, "No, that's wrong.")}, 1},
+		// After a successful call a correction is charged to the tool only
+		// when it is about it: it names the server or tool, or the choice
+		// of tool.
+		{"a correction about something else", []textRow{mcpText(1, 0, "search the docs"), mcpText(2, 90*time.Second, "No, that's wrong.")}, 0},
+		{"a correction naming the server", []textRow{mcpText(2, 90*time.Second, "the page labby returned is not it, that's wrong")}, 1},
 		{"tool-choice correction", []textRow{mcpText(2, 90*time.Second, "You used the wrong server for that")}, 1},
 		{"the user spoke in between", []textRow{mcpText(2, 70*time.Second, "thanks"), mcpText(3, 90*time.Second, "that's wrong")}, 0},
 		{"before any call", []textRow{mcpText(2, 30*time.Second, "that's wrong, use labby")}, 0},
@@ -115,6 +119,13 @@ func TestMCPCorrectionAfterCall(t *testing.T) {
 		if got := g.Signals[cortex.SignalCorrectionAfterCall]; got != c.want {
 			t.Errorf("%s: %d corrections, want %d", c.name, got, c.want)
 		}
+	}
+	// After a failed call any correction answers the failure.
+	g, in := mcpTestGroup("fail:boom")
+	in.users = []textRow{mcpText(2, 90*time.Second, "No, that's wrong.")}
+	detectMCP(g, in, w)
+	if g.Signals[cortex.SignalCorrectionAfterCall] != 1 {
+		t.Errorf("a correction after a failed call: %v", g.Signals)
 	}
 }
 
@@ -531,8 +542,11 @@ func TestMCPLabelledAndRealCorpus(t *testing.T) {
 		t.Fatalf("real corpus: %+v", list.Incidents)
 	}
 	inc := list.Incidents[0]
-	if inc.MCPServer != "node_repl" || inc.MCPTool != "js" || inc.Label != "medium" || inc.EventCount != 7 ||
-		inc.SignalCounts[cortex.SignalRepeatedFailure] != 3 || inc.SignalCounts[cortex.SignalTimeoutOrRateLimit] != 1 {
+	// "playwright_wait_for_load_state does not support networkidle" is a
+	// rejected value: the schema signal.
+	if inc.MCPServer != "node_repl" || inc.MCPTool != "js" || inc.Label != "high" || inc.EventCount != 7 ||
+		inc.SignalCounts[cortex.SignalRepeatedFailure] != 3 || inc.SignalCounts[cortex.SignalTimeoutOrRateLimit] != 1 ||
+		inc.SignalCounts[cortex.SignalSchemaError] != 1 {
 		t.Fatalf("node_repl: %+v", inc)
 	}
 	inv, err := e.Investigate(ctx, mcpLens{}, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Target: "linear-server"}})

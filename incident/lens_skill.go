@@ -3,30 +3,27 @@ package incident
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/voice"
 )
 
-// skillLens finds skills that went wrong: skill activations followed, in
-// the same session, by a user correction, failing tool calls, scope
-// confusion, an ignored instruction or an overlong loop.
+// skillLens finds skill runs that went wrong: the user stopped, interrupted
+// or corrected the agent while a skill ran or right after it, or the tools
+// it drove failed and stayed failed, in the skill's own scope (its agent
+// thread, from its activation to the user's next task).
 type skillLens struct{}
-
-// Bounds of the per-session detection reads.
-const (
-	sessionUserRowsCap  = 2_000
-	sessionToolCallsCap = 10_000
-)
 
 func (skillLens) Name() string   { return cortex.LensSkill }
 func (skillLens) prefix() string { return "skill-inc-" }
 
 func (skillLens) signals() []string {
-	return []string{cortex.SignalUserCorrection, cortex.SignalToolFailure, cortex.SignalScopeConfusion,
-		cortex.SignalIgnoredPolicy, cortex.SignalOverlongLoop}
+	return []string{cortex.SignalUserStopped, cortex.SignalUserCorrection, cortex.SignalToolFailure,
+		cortex.SignalScopeConfusion, cortex.SignalIgnoredPolicy, cortex.SignalOverlongLoop}
 }
 
 func (skillLens) prepare(p *cortex.IncidentParams) error {
@@ -36,9 +33,35 @@ func (skillLens) prepare(p *cortex.IncidentParams) error {
 	return nil
 }
 
+// skillNames resolves a skill as typed ("search") to the stored names it
+// stands for (see sqlite.SkillNamesMatching).
+func skillNames(ctx context.Context, db *sqlite.DB, skill string) ([]string, error) {
+	return db.SkillNamesMatching(ctx, skill)
+}
+
+// runLookback is how long before --since a run may have started and still
+// be found: a run's scope reaches past its last event (to the user's next
+// prompt), so the candidate scan starts this much earlier and keeps the
+// runs that overlap the range.
+const runLookback = 2 * time.Hour
+
 func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
-	cs, err := db.SkillCandidates(ctx, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
-		Host: p.Host, Since: p.Since, Until: p.Until, Skill: p.Skill, Plugin: p.Plugin, Limit: capRows + 1})
+	f := sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since,
+		Until: p.Until, Skill: p.Skill, Plugin: p.Plugin, Limit: capRows + 1}
+	if !f.Since.IsZero() {
+		f.Since = f.Since.Add(-runLookback)
+	}
+	if p.Skill != "" {
+		names, err := skillNames(ctx, db, p.Skill)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if len(names) == 0 {
+			return nil, 0, false, nil
+		}
+		f.Skills = names
+	}
+	cs, err := db.SkillCandidates(ctx, f)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -49,131 +72,397 @@ func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 	return ms, n, truncated, nil
 }
 
-// detect reads each session once — its user rows and failed tool calls
-// over the span of all its groups — then, per group, checks whether a lone
-// failure was recovered and, when the user was frustrated, counts the
-// window's tool calls.
-// Every read goes through a narrow index: the skill lens never scans a
-// session's rows.
-func (l skillLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
-	abuse := phrase.NewSet(defaultAbuseTerms...)
-	for _, sg := range bySession(groups) {
-		k := sg[0].Key
-		s := sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
-		if s.Session == "" {
-			for _, g := range sg {
-				detectSkill(g, skillInput{}, window, abuse)
-			}
-			continue
-		}
-		from, to := signalWindow(sg[0], window)
-		for _, g := range sg[1:] {
-			f, t := signalWindow(g, window)
-			from, to = minTime(from, f), maxTime(to, t)
-		}
-		rows, err := db.SessionUserRows(ctx, s, from, to, sessionUserRowsCap)
-		if err != nil {
-			return err
-		}
-		users := make([]textRow, 0, len(rows))
-		for _, r := range rows {
-			at, _ := cortex.ParseTimestamp(r.Timestamp)
-			users = append(users, textRow{ID: r.ID, At: at, Text: r.Message})
-		}
-		fcs, err := db.SessionFailedCalls(ctx, s, from, to, sessionToolCallsCap)
-		if err != nil {
-			return err
-		}
-		failed := make([]call, 0, len(fcs))
-		for _, c := range fcs {
-			failed = append(failed, toCall(c))
-		}
-		for _, g := range sg {
-			in := skillInput{users: users, failed: failed, recovered: map[int64]bool{}}
-			f, t := signalWindow(g, window)
-			var lone []call
-			for _, c := range failed {
-				if within(c.At, f, t) {
-					lone = append(lone, c)
-				}
-			}
-			if len(lone) == 1 {
-				if in.recovered[lone[0].ID], err = db.CallSucceededAfter(ctx, s, lone[0].Name, lone[0].At, t); err != nil {
-					return err
-				}
-			}
-			if detectSkill(g, in, window, abuse) {
-				n, err := db.CountSessionCalls(ctx, s, f, t)
-				if err != nil {
-					return err
-				}
-				markOverlong(g, n, true)
-			}
-		}
-	}
+// detect is done by group: a run is detected as it is scoped.
+func (skillLens) detect(context.Context, *sqlite.DB, *cortex.IncidentParams, []*group, time.Duration) error {
 	return nil
 }
 
-func toCall(c sqlite.ToolCall) call {
-	out := call{ID: c.ID, At: c.Timestamp, Name: c.ToolName}
+// skillGroup is what the skill lens keeps of a run for scoring and
+// evidence.
+type skillGroup struct {
+	run   *skillRun
+	calls []tcall
+}
+
+// group reads every session the candidates touch, whole, scopes its skill
+// runs and returns the runs that overlap the range and match the filters.
+// A run is one group whatever the range cuts: its id and score do not
+// depend on --since.
+func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error) {
+	vr := newVoiceReader(db)
+	want := map[string]bool{}
+	if p.Skill != "" {
+		names, err := skillNames(ctx, db, p.Skill)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			want[n] = true
+		}
+	}
+	var out []*group
+	for _, sk := range sessionKeys(ms) {
+		if sk.Session == "" {
+			continue // skill events without a session cannot be scoped
+		}
+		sv, err := vr.session(ctx, sqlite.SessionScope{Tool: sk.Tool, Session: sk.Session, Host: sk.Host})
+		if err != nil {
+			return nil, err
+		}
+		var runs []*skillRun
+		for _, r := range sv.runs {
+			if !p.Until.IsZero() && !r.Start.Before(p.Until) || !r.End.IsZero() && !p.Since.IsZero() && r.End.Before(p.Since) {
+				continue
+			}
+			if len(want) > 0 && !want[r.Name] && !slices.ContainsFunc(r.Events, func(e sqlite.SessionSkill) bool { return want[e.Skill] }) {
+				continue
+			}
+			if p.Plugin != "" && !strings.EqualFold(r.Plugin, p.Plugin) {
+				continue
+			}
+			if p.Project != "" && runProject(r, sv) != p.Project {
+				continue
+			}
+			runs = append(runs, r)
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		from, to := runs[0].Start, time.Time{}
+		for _, r := range runs {
+			from = minTime(from, r.Start)
+		}
+		calls, _, err := vr.calls(ctx, sv, from, to)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			k := groupKey{Tool: sk.Tool, Host: sk.Host, Project: runProject(r, sv), Session: sk.Session,
+				Subject: [3]string{r.Name, r.Plugin, subjectKind(r.Kind)}}
+			g := &group{Key: k, Members: r.members(k), First: r.Start, Last: r.LastLive}
+			g.lens = &skillGroup{run: r, calls: calls}
+			detectRun(g, r, sv.runs, sv.acts, calls, window)
+			if _, last := g.span(); !overlaps(r.Start, maxTime(last, g.SignalEnd), p.Since, p.Until) {
+				continue
+			}
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// runProject is the project a run's key carries: its first event's, else
+// the session's.
+func runProject(r *skillRun, sv *sessionView) string {
+	for _, e := range r.Events {
+		if e.Project != "" {
+			return e.Project
+		}
+	}
+	return sessionProject(sv)
+}
+
+// sessionProject is a session's project: its first act's or skill event's
+// that names one.
+func sessionProject(sv *sessionView) string {
+	for _, a := range sv.acts {
+		if a.Project != "" {
+			return a.Project
+		}
+	}
+	for _, e := range sv.skills {
+		if e.Project != "" {
+			return e.Project
+		}
+	}
+	return ""
+}
+
+// subjectKind is the third subject field of a run's key: empty for a
+// skill (so the ids of skill incidents keep their form), "command" for a
+// custom command.
+func subjectKind(kind string) string {
+	if kind == SubjectCommand {
+		return SubjectCommand
+	}
+	return ""
+}
+
+// overlaps reports whether [from, to] meets [since, until) (zero bounds
+// are open).
+func overlaps(from, to, since, until time.Time) bool {
+	return (since.IsZero() || !to.Before(since)) && (until.IsZero() || from.Before(until))
+}
+
+// sessionKeys returns the distinct (agent, host, session) keys of
+// members, in a stable order. A session's project is not part of it: the
+// working directory can change within a session.
+func sessionKeys(ms []member) []groupKey {
+	seen := map[groupKey]bool{}
+	var out []groupKey
+	for _, m := range ms {
+		k := groupKey{Tool: m.Key.Tool, Host: m.Key.Host, Session: m.Key.Session}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(a, b groupKey) int { return a.compare(b) })
+	return out
+}
+
+// Detector thresholds of the skill lens.
+const (
+	// overlongToolCalls is how many tool calls in a run make it overlong
+	// (with a verdict of the user).
+	overlongToolCalls = 15
+	// repeatedFailures is how many failed operations signal on their own.
+	repeatedFailures = 2
+	// settleTime is how long after a run starts an interrupt is a verdict
+	// on it even when the agent has made no tool call yet.
+	settleTime = 15 * time.Second
+	// minReactionHorizon is the least time after a run's last activity
+	// within which the user's next prompt is its reaction (window_minutes
+	// widens it).
+	minReactionHorizon = 30 * time.Minute
+)
+
+// detectRun sets the signals, anchors, voice and reaction of a run's group
+// from the acts in its scope (its own thread; for a main-thread run the
+// user's prompts, interrupts and refusals), the user's reaction after it,
+// and the tool calls of its thread in its scope.
+func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcall, window time.Duration) {
+	g.Signals = map[string]int{}
+	g.EventCount = activations(r.Events)
+	g.SignalEnd = r.End
+	if r.End.IsZero() {
+		g.SignalEnd = lastActivity(r, acts, calls) // no later prompt: the run's last activity
+	}
+	var scope []tcall
+	for _, c := range calls {
+		if c.Thread == r.Thread && r.covers(c.Timestamp) {
+			scope = append(scope, c)
+		}
+	}
+	var heard []act
+	for _, a := range acts {
+		if a.Thread != r.Thread || !r.covers(a.At) {
+			continue
+		}
+		if a.Kind == cortex.UserCommand && !a.At.After(r.Start) {
+			continue // the command that started the run
+		}
+		heard = append(heard, a)
+		g.Voice = append(g.Voice, a.LogID)
+	}
+	if r.Reaction >= 0 {
+		re := acts[r.Reaction]
+		if re.At.Sub(lastActivity(r, acts, calls)) <= max(window, minReactionHorizon) {
+			heard = append(heard, re)
+			g.Reaction = re.LogID
+			g.SignalEnd = maxTime(g.SignalEnd, re.At)
+		}
+	}
+	frustrated, stopped := false, false
+	var corrected []time.Time
+	for _, a := range heard {
+		if a.stops() {
+			stopped = true // an instruction after a stop is its reason
+		}
+		switch {
+		case a.Kind == cortex.UserInterrupt:
+			if a.At.Sub(r.Start) < settleTime && !slices.ContainsFunc(scope, func(c tcall) bool {
+				return c.Timestamp.Before(a.At) && !loadsSkill(c)
+			}) {
+				continue // stopped before the skill did anything: the user changed their mind
+			}
+			g.addAnchor(a.LogID, a.At, cortex.SignalUserStopped, "")
+			frustrated = true
+		case a.stops():
+			g.addAnchor(a.LogID, a.At, cortex.SignalUserStopped, "")
+			frustrated = true
+		}
+		rd := a.Reading
+		if rd.Has(voice.Correction) || rd.Has(voice.Revert) || rd.Has(voice.Instruction) && stopped {
+			g.addAnchor(a.LogID, a.At, cortex.SignalUserCorrection, "")
+			corrected = append(corrected, a.At)
+			frustrated = true
+		}
+		if rd.Has(voice.Scope) {
+			g.addAnchor(a.LogID, a.At, cortex.SignalScopeConfusion, "")
+			frustrated = true
+		}
+		if rd.Has(voice.Reminder) {
+			g.addAnchor(a.LogID, a.At, cortex.SignalIgnoredPolicy, "")
+			frustrated = true
+		}
+		if rd.Has(voice.Abuse) {
+			frustrated = true
+		}
+	}
+	var failed []tcall
+	for _, c := range scope {
+		if c.failure() && innermost(r, runs, c.Timestamp) {
+			failed = append(failed, c)
+		}
+	}
+	if failuresCount(failed, corrected) {
+		for _, c := range failed {
+			g.addAnchor(callLog(c), c.Timestamp, cortex.SignalToolFailure, "")
+		}
+	}
+	if frustrated && len(scope) >= overlongToolCalls {
+		g.Signals[cortex.SignalOverlongLoop] = 1
+	}
+	g.Calls = scope
+	end := g.SignalEnd
+	for _, o := range runs {
+		if o != r && o.Thread == r.Thread && o.Start.Before(end) && (o.End.IsZero() || o.End.After(r.Start)) &&
+			!slices.Contains(g.CoActive, o.Name) {
+			g.CoActive = append(g.CoActive, o.Name)
+		}
+	}
+	slices.Sort(g.CoActive)
+}
+
+// callLog is the row that proves a call's outcome (its result, else the
+// call).
+func callLog(c tcall) int64 {
 	switch {
 	case c.ResultLogID != nil:
-		out.LogID = *c.ResultLogID
+		return *c.ResultLogID
 	case c.CallLogID != nil:
-		out.LogID = *c.CallLogID
+		return *c.CallLogID
 	}
-	return out
+	return 0
 }
 
-// bySession splits groups (ordered by key) into runs of one session.
-func bySession(groups []*group) [][]*group {
-	var out [][]*group
-	idx := map[[3]string]int{}
-	for _, g := range groups {
-		k := [3]string{string(g.Key.Tool), g.Key.Host, g.Key.Session}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, nil)
+// failuresCount decides whether a run's failed calls are a signal: one
+// failure that the same operation later recovered is normal work (a red
+// test before the fix), so failures count when one is never recovered,
+// when at least two operations failed, or when a correction follows one.
+func failuresCount(failed []tcall, corrections []time.Time) bool {
+	if len(failed) == 0 {
+		return false
+	}
+	ops := map[string]bool{}
+	for _, f := range failed {
+		if !f.Recovered {
+			return true
 		}
-		out[i] = append(out[i], g)
+		ops[f.Op] = true
+		for _, t := range corrections {
+			if t.After(f.Timestamp) {
+				return true
+			}
+		}
 	}
-	return out
+	return len(ops) >= repeatedFailures
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
+// activations counts a run's explicit loads (a Skill call, a typed
+// command, an injected body, a Codex block, read or announcement; one body
+// and the call that loaded it are one load), at least one.
+func activations(evs []sqlite.SessionSkill) int {
+	explicit, bodies := 0, 0
+	for _, e := range evs {
+		switch e.Kind {
+		case cortex.SkillClaudeTool, cortex.SkillClaudeCommand, cortex.SkillCodexBlock:
+			explicit++
+		case cortex.SkillClaudeBody, cortex.SkillClaudeSlash:
+			bodies++
+		}
 	}
-	return a
+	switch {
+	case explicit > 0:
+		return explicit
+	case bodies > 0:
+		return bodies
+	}
+	return 1
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// isIncident: a skill group without a negative signal is usage, listed
-// only on request (or when asked for by id).
+// isIncident: a run without a negative signal is usage, listed only on
+// request (or when asked for by id).
 func (skillLens) isIncident(g *group, p *cortex.IncidentParams) bool {
 	return len(g.present()) > 0 || p.IncludeUsage || p.IncidentID != ""
 }
 
-func (skillLens) score(g *group) float64     { return skillScore(g.EventCount, g.Signals) }
+func (skillLens) score(g *group) float64 {
+	failed := 0
+	unrecovered := 0
+	seen := map[int64]bool{}
+	for _, c := range g.Calls {
+		if !c.failure() || seen[c.ID] {
+			continue
+		}
+		seen[c.ID] = true
+		if g.Signals[cortex.SignalToolFailure] == 0 {
+			continue
+		}
+		if c.Recovered {
+			failed++
+		} else {
+			unrecovered++
+		}
+	}
+	return skillScore(g.Signals, unrecovered, failed)
+}
+
 func (skillLens) label(score float64) string { return skillLabel(score) }
 
 func (skillLens) subject(k groupKey, inc *cortex.Incident) {
 	inc.SkillName, inc.SkillPlugin = k.Subject[0], k.Subject[1]
+	inc.SubjectKind = SubjectSkill
+	if k.Subject[2] == SubjectCommand {
+		inc.SubjectKind = SubjectCommand
+	}
 }
 
 // Bundle caps of the skill lens.
-const capSkillEvents = 25
+const (
+	capSkillEvents  = 25
+	maxSkillOutputs = 3
+)
 
-// extras adds the group's skill events (the first 25, chronological).
+// extras adds the run's skill events (the first 25, chronological), the
+// failed calls of its scope and the skill document it loaded.
 func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error {
+	var failures []cortex.ToolFailure
+	for _, c := range g.Calls {
+		if c.failure() {
+			failures = append(failures, toolFailure(c, DefaultMaxBytes))
+		}
+		if !loadsSkill(c) {
+			b.RunCalls++
+		}
+	}
+	b.Failures, b.FailuresTruncated = capRows(failures, capToolFailures, false)
+	if sg, ok := g.lens.(*skillGroup); ok {
+		doc, err := skillDoc(ctx, db, sqlite.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}, sg.run)
+		if err != nil {
+			return err
+		}
+		b.Skill = doc
+		// The skill's own command (the marvin skill running `marvin work`)
+		// prints instructions the agent follows: they are the skill's too.
+		_, part, _ := strings.Cut(sg.run.Name, ":")
+		if part == "" {
+			part = sg.run.Name
+		}
+		var ids []int64
+		for _, c := range g.Calls {
+			if c.Class != classOK || !shellTools[c.ToolName] || c.ResultLogID == nil || len(ids) == maxSkillOutputs {
+				continue
+			}
+			if progs := programs(command(c.Arguments)); len(progs) > 0 && progs[0] == part {
+				ids = append(ids, *c.ResultLogID)
+			}
+		}
+		if b.SkillOutputs, err = db.RowsByID(ctx, ids); err != nil {
+			return err
+		}
+	}
 	ids := make([]int64, 0, min(len(g.Members), capSkillEvents))
 	for _, m := range g.Members {
 		if len(ids) == capSkillEvents {

@@ -1,7 +1,6 @@
 package incident
 
 import (
-	"context"
 	"slices"
 	"strings"
 
@@ -67,21 +66,4 @@ func LabelRank(label string) int {
 		return 3
 	}
 	return 4
-}
-
-// Ranked lists every incident of a lens, best first, with the scan's
-// counters and no limit: for callers that page through a ranking or merge
-// the rankings of several lenses (the page is theirs to cut; Truncated is
-// set only for a cut candidate scan).
-func (e *Engine) Ranked(ctx context.Context, l Lens, p cortex.IncidentParams) (cortex.IncidentList, error) {
-	r, err := e.run(ctx, l, &p)
-	if err != nil {
-		return cortex.IncidentList{}, err
-	}
-	out := cortex.IncidentList{Incidents: r.incidents, Total: len(r.incidents), CandidateRows: r.candidateRows,
-		CandidateCap: e.candidateCap(), CandidateWindowTruncated: r.truncated, Truncated: r.truncated, WindowMinutes: r.window}
-	if out.Incidents == nil {
-		out.Incidents = []cortex.Incident{}
-	}
-	return out, nil
 }

@@ -21,14 +21,40 @@ const (
 	KindSkills = "skills"
 	KindTools  = "mcp"
 	KindHooks  = "hooks"
+	KindUsers  = "users"
 )
 
 // EventKinds lists the backfill kinds.
-func EventKinds() []string { return []string{KindSkills, KindTools, KindHooks} }
+func EventKinds() []string { return []string{KindSkills, KindTools, KindHooks, KindUsers} }
+
+// userRoles are the roles of rows that can carry user events: typed text,
+// interrupts and aborts (system), rejections (tool results).
+var userRoles = []cortex.Role{cortex.RoleUser, cortex.RoleSystem, cortex.RoleToolResult}
+
+// backfillRoles are the roles of the rows a backfill of kinds reads (nil:
+// every row).
+func backfillRoles(kinds []string) []cortex.Role {
+	if len(kinds) == 1 && kinds[0] == KindUsers {
+		return userRoles // the other rows carry no user event: skip decoding them
+	}
+	return nil
+}
+
+// BackfillScope is how many rows a backfill of kinds from afterID (and
+// since) scans at most: the total of its progress.
+func BackfillScope(ctx context.Context, store interface {
+	CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role) (int64, error)
+}, kinds []string, afterID int64, since time.Time) (int64, error) {
+	kinds, err := normalizeKinds(kinds)
+	if err != nil {
+		return 0, err
+	}
+	return store.CountTranscriptRecords(ctx, afterID, since, backfillRoles(kinds))
+}
 
 // BackfillStore is what a backfill needs from the database.
 type BackfillStore interface {
-	TranscriptRecords(ctx context.Context, afterID int64, since time.Time, limit int) ([]sqlite.StoredRecord, error)
+	TranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role, limit int) ([]sqlite.StoredRecord, error)
 	StoreEvents(ctx context.Context, recs []sqlite.EventRecord, dry *sqlite.DryRun) (cortex.EventCounts, error)
 	AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(int) bool, staleAfter time.Duration) (func(), error)
 }
@@ -121,6 +147,7 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 	for _, k := range kinds {
 		want[k] = true
 	}
+	roles := backfillRoles(kinds)
 	var dry *sqlite.DryRun
 	if opts.DryRun {
 		dry = sqlite.NewDryRun()
@@ -134,7 +161,7 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 		if opts.Limit > 0 {
 			left := int64(opts.Limit) - res.Scanned
 			if left <= 0 {
-				more, err := store.TranscriptRecords(ctx, after, opts.Since, 1)
+				more, err := store.TranscriptRecords(ctx, after, opts.Since, roles, 1)
 				if err != nil {
 					return res, err
 				}
@@ -143,7 +170,7 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 			}
 			n = int(min(int64(n), left))
 		}
-		rows, err := store.TranscriptRecords(ctx, after, opts.Since, n)
+		rows, err := store.TranscriptRecords(ctx, after, opts.Since, roles, n)
 		if err != nil {
 			return res, err
 		}
@@ -171,6 +198,9 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 			if !want[KindHooks] {
 				ev.Hooks = nil
 			}
+			if !want[KindUsers] {
+				ev.Users = nil
+			}
 			if ev.Empty() {
 				continue
 			}
@@ -189,7 +219,39 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 		}
 	}
 	res.Elapsed = Duration(time.Since(start))
+	if c, ok := store.(pendingClearer); ok && !opts.DryRun && !res.Truncated && opts.AfterID == 0 && opts.Since.IsZero() {
+		for _, k := range kinds {
+			if err := c.ClearPendingBackfill(ctx, k); err != nil {
+				return res, err
+			}
+		}
+	}
 	return res, nil
+}
+
+// pendingClearer is a store that records which migrations' backfills ran.
+type pendingClearer interface {
+	ClearPendingBackfill(ctx context.Context, kind string) error
+}
+
+// PendingStore is a store whose migrations can ask for a backfill.
+type PendingStore interface {
+	BackfillStore
+	pendingClearer
+	PendingBackfills(ctx context.Context) ([]string, error)
+}
+
+// BackfillPending runs the backfills that migrations asked for (event
+// kinds added after rows were stored), once: a complete run clears them.
+// It returns a zero result and ran=false when nothing is pending.
+func BackfillPending(ctx context.Context, db PendingStore, opts BackfillOptions) (res BackfillResult, ran bool, err error) {
+	kinds, err := db.PendingBackfills(ctx)
+	if err != nil || len(kinds) == 0 {
+		return res, false, err
+	}
+	opts.Kinds, opts.AfterID, opts.Limit, opts.Since, opts.DryRun = kinds, 0, 0, time.Time{}, false
+	res, err = Backfill(ctx, db, opts)
+	return res, true, err
 }
 
 // extractStored rebuilds a stored record's events exactly as ingest did:
@@ -226,8 +288,10 @@ func normalizeKinds(kinds []string) ([]string, error) {
 			k = KindTools
 		case "hook", "hooks":
 			k = KindHooks
+		case "user", "users":
+			k = KindUsers
 		default:
-			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp or hooks)", k)
+			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp, hooks or users)", k)
 		}
 		if !seen[k] {
 			seen[k] = true

@@ -21,10 +21,12 @@ func eventDump(t testing.TB, path string) map[string][]string {
 	db := rawDB(t, path)
 	queries := map[string]string{
 		"skills": `SELECT log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp, skill_name, skill_plugin, skill_path,
-			event_kind, evidence_kind, metadata_json FROM ai_skill_events`,
+			event_kind, evidence_kind, metadata_json, ai_agent_id FROM ai_skill_events`,
+		"users": `SELECT log_id, event_index, ai_tool, ai_project, ai_session_id, hostname, ai_agent_id, timestamp, event_kind,
+			text, call_id, source, metadata_json FROM ai_user_events`,
 		"mcp": `SELECT call_log_id, result_log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp, call_timestamp,
 			result_timestamp, turn_id, call_id, tool_name, mcp_server, mcp_tool, event_kind, result_kind, status, duration_ms,
-			is_error, exit_code, arguments_json, output_preview, error_text, metadata_json FROM ai_mcp_events`,
+			is_error, exit_code, arguments_json, output_preview, error_text, metadata_json, ai_agent_id FROM ai_mcp_events`,
 		"hooks": `SELECT log_id, event_index, ai_tool, ai_project, ai_session_id, hostname, timestamp, hook_event, hook_name,
 			hook_source, hook_command, status, exit_code, duration_ms, stdout_preview, stderr_preview, persisted_output_path,
 			trusted_hash, evidence_kind, metadata_json FROM ai_hook_events WHERE log_id IS NOT NULL`,
@@ -63,7 +65,7 @@ func eventDump(t testing.TB, path string) map[string][]string {
 
 func diffDumps(t *testing.T, want, got map[string][]string) {
 	t.Helper()
-	for _, table := range []string{"skills", "mcp", "hooks"} {
+	for _, table := range []string{"skills", "mcp", "hooks", "users"} {
 		w, g := want[table], got[table]
 		if len(w) == 0 {
 			t.Errorf("%s: the reference store has no events; the test proves nothing", table)
@@ -130,10 +132,11 @@ func TestBackfillEqualsExtractionAtIngest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := eventDump(t, pathB); len(got["skills"])+len(got["mcp"])+len(got["hooks"]) != 0 {
+	if got := eventDump(t, pathB); len(got["skills"])+len(got["mcp"])+len(got["hooks"])+len(got["users"]) != 0 {
 		t.Fatal("a dry run wrote events")
 	}
-	if dry.Events.Skills != int64(len(want["skills"])) || dry.Events.Tools != int64(len(want["mcp"])) || dry.Events.Hooks != int64(len(want["hooks"])) {
+	if dry.Events.Skills != int64(len(want["skills"])) || dry.Events.Tools != int64(len(want["mcp"])) || dry.Events.Hooks != int64(len(want["hooks"])) ||
+		dry.Events.Users != int64(len(want["users"])) {
 		t.Errorf("dry run would add %+v; ingest stored %d skill, %d tool, %d hook events", dry.Events,
 			len(want["skills"]), len(want["mcp"]), len(want["hooks"]))
 	}
@@ -158,7 +161,7 @@ func TestBackfillEqualsExtractionAtIngest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.Events.Skills+again.Events.Tools+again.Events.Hooks != 0 {
+		if again.Events.Skills+again.Events.Tools+again.Events.Hooks+again.Events.Users != 0 {
 			t.Errorf("a repeated backfill added events: %+v", again.Events)
 		}
 	}
@@ -166,11 +169,46 @@ func TestBackfillEqualsExtractionAtIngest(t *testing.T) {
 
 	// Re-indexing adds no events either.
 	re := index(t, withEvents, Options{Paths: []string{dir}, Workers: 1, Force: true})
-	if re.Events.Skills+re.Events.Tools+re.Events.Hooks != 0 || re.Inserted != 0 {
+	if re.Events.Skills+re.Events.Tools+re.Events.Hooks+re.Events.Users != 0 || re.Inserted != 0 {
 		t.Errorf("forced re-index added rows or events: %+v", re)
 	}
-	t.Logf("events: %d skill, %d tool-call rows, %d hook; backfill scanned %d rows in %v", len(want["skills"]),
-		len(want["mcp"]), len(want["hooks"]), res.Scanned, res.Elapsed)
+	t.Logf("events: %d skill, %d tool-call rows, %d hook, %d user; backfill scanned %d rows in %v", len(want["skills"]),
+		len(want["mcp"]), len(want["hooks"]), len(want["users"]), res.Scanned, res.Elapsed)
+}
+
+// A store migrated from a version without user events asks for their
+// backfill; the next index runs it once, from the stored records, and
+// clears the request.
+func TestPendingBackfillRunsOnIndex(t *testing.T) {
+	dir := corpusDirs(t)
+	reference, pathA := openDB(t)
+	index(t, reference, Options{Paths: []string{dir}, Workers: 1})
+	db, pathB := openDB(t)
+	index(t, db, Options{Paths: []string{dir}, Workers: 1, NoEvents: true})
+	w, err := sql.Open("sqlite", pathB+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`INSERT INTO pending_backfills(kind, created_at) VALUES ('users', '2026-12-01T00:00:00.000Z')`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	raw := rawDB(t, pathB)
+	sum := index(t, db, Options{Paths: []string{dir}, Workers: 1})
+	if sum.Backfilled == nil || sum.Backfilled.Events.Users == 0 || sum.Backfilled.Events.Skills != 0 || sum.Inserted != 0 {
+		t.Fatalf("pending user backfill: %+v (inserted %d)", sum.Backfilled, sum.Inserted)
+	}
+	want, got := eventDump(t, pathA)["users"], eventDump(t, pathB)["users"]
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Errorf("user events after the pending backfill: %d, at ingest: %d", len(got), len(want))
+	}
+	var n int
+	if err := raw.QueryRow(`SELECT count(*) FROM pending_backfills`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("pending backfills left: %d %v", n, err)
+	}
+	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
+		t.Errorf("the backfill ran twice: %+v", again.Backfilled)
+	}
 }
 
 func TestBackfillKindsLimitAndLock(t *testing.T) {

@@ -29,4 +29,7 @@ func RedactEvents(r *redact.Redactor, ev *cortex.Events) {
 			s.Meta["args"], _ = r.String(a)
 		}
 	}
+	for i := range ev.Users {
+		ev.Users[i].Text, _ = r.String(ev.Users[i].Text)
+	}
 }

@@ -60,6 +60,19 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 	}
 	start := opts.Now()
 	sum := Summary{Skipped: map[string]int64{}}
+	if ps, ok := store.(PendingStore); ok && !opts.NoEvents {
+		// Rows stored before an event kind existed get its events first,
+		// from the stored records (once; a concurrent run is not waited for).
+		res, ran, err := BackfillPending(ctx, ps, BackfillOptions{Hostname: opts.Hostname, Holder: "index"})
+		switch {
+		case err != nil && cortex.ErrorCode(err) == cortex.CodeBusy:
+			opts.Logger.Info("pending backfill runs elsewhere", "err", err)
+		case err != nil:
+			return sum, err
+		case ran:
+			sum.Backfilled = &res
+		}
+	}
 	d, err := discover(ctx, opts.Paths, opts.Home)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -69,6 +69,9 @@ type FileError struct {
 // Summary reports what an Index run did.
 type Summary struct {
 	Roots []string `json:"roots"`
+	// Backfilled reports the backfill a migration asked for, run before
+	// the files were read (rows stored before an event kind existed).
+	Backfilled *BackfillResult `json:"backfilled,omitempty"`
 	// Missing lists explicit paths that do not exist.
 	Missing []string `json:"missing,omitempty"`
 	// FilesSeen counts candidate files found.

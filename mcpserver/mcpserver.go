@@ -106,9 +106,17 @@ func inputSchema(a app.Action) json.RawMessage {
 	delete(m, "description")
 	delete(m, "additionalProperties")
 	if props, ok := m["properties"].(map[string]any); ok {
-		for _, p := range props {
+		for name, p := range props {
+			if a.Tuning(name) {
+				// Accepted, not advertised: see app.Action.Tuning.
+				delete(props, name)
+				continue
+			}
 			if p, ok := p.(map[string]any); ok {
 				p["type"] = nonNull(p["type"])
+				if _, enum := p["enum"]; enum {
+					delete(p, "type") // the values say it
+				}
 			}
 		}
 	}

@@ -164,7 +164,16 @@ func TestToolsMatchRegistry(t *testing.T) {
 			// description, additionalProperties and null variants.
 			in := roundTrip(t, tool.InputSchema).(map[string]any)
 			props, _ := in["properties"].(map[string]any)
-			if len(props) != len(a.Params()) || in["description"] != nil || in["additionalProperties"] != nil {
+			advertised := 0
+			for _, p := range a.Params() {
+				if !a.Tuning(p) {
+					advertised++
+				}
+				if _, ok := props[p]; ok == a.Tuning(p) {
+					t.Errorf("%s.%s: advertised %v, tuning %v", a.Name, p, ok, a.Tuning(p))
+				}
+			}
+			if len(props) != advertised || in["description"] != nil || in["additionalProperties"] != nil {
 				t.Errorf("%s: input schema %v for params %v", a.Name, in, a.Params())
 			}
 			for name, p := range props {
@@ -252,7 +261,16 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 		outputs[tool.Name] = &s
 	}
 	args := map[string]any{"search": map[string]any{"query": "deploy"}, "skills_backfill": map[string]any{"dry_run": true},
-		"skill_assess": map[string]any{"skill": "lavra:lavra-plan"}, "investigate": map[string]any{"skill": "lavra:lavra-plan"}}
+		"investigate": map[string]any{"skill": "lavra:lavra-plan"}}
+	var hit struct {
+		Hits []struct {
+			ID      int64  `json:"id"`
+			Session string `json:"ai_session_id"`
+		} `json:"hits"`
+	}
+	ok(t, call(t, cs, "search", map[string]any{"query": "deploy", "limit": 1}), &hit)
+	args["session_show"] = map[string]any{"session": hit.Hits[0].Session, "limit": 5}
+	args["row_show"] = map[string]any{"id": hit.Hits[0].ID}
 	for _, a := range app.Actions() {
 		if !a.OnMCP() {
 			continue
@@ -346,9 +364,16 @@ func TestSkillInvestigate(t *testing.T) {
 			Lens string `json:"lens"`
 		} `json:"incidents"`
 	}
-	ok(t, call(t, cs, "incidents", map[string]any{"tool": "codex", "skill": "worktree"}), &list)
+	ok(t, call(t, cs, "incidents", map[string]any{"tool": "codex", "skill": "worktree", "lens": []string{"skill"}}), &list)
 	if len(list.Incidents) != 1 || list.Incidents[0].Lens != "skill" {
 		t.Errorf("incidents of a skill, by the older agent parameter name: %+v", list)
+	}
+	// A skill alone is a subject of the skill and the friction lens.
+	ok(t, call(t, cs, "incidents", map[string]any{"skill": "worktree"}), &list)
+	for _, i := range list.Incidents {
+		if i.Lens != "skill" && i.Lens != "friction" {
+			t.Errorf("incidents of a skill include a %s incident", i.Lens)
+		}
 	}
 	toolError(t, call(t, cs, "incidents", map[string]any{"skill": "x", "hook": "Stop"}), "invalid", "several lenses")
 	// No arguments at all, and explicit null, are the defaults.
@@ -359,7 +384,9 @@ func TestSkillInvestigate(t *testing.T) {
 	if st.Rows == 0 {
 		t.Errorf("status: %+v", st)
 	}
-	ok(t, call(t, cs, "help", json.RawMessage(`{}`)), nil)
+	ok(t, call(t, cs, "status", json.RawMessage(`{}`)), nil)
+	// Tuning parameters are accepted though not listed.
+	ok(t, call(t, cs, "investigate", map[string]any{"lens": "skill", "window_minutes": 30, "max_bytes": 200}), nil)
 }
 
 func TestInvalidParams(t *testing.T) {
@@ -368,7 +395,7 @@ func TestInvalidParams(t *testing.T) {
 	toolError(t, call(t, cs, "investigate", map[string]any{"nope": 1}), "invalid", "nope", "skill")
 	toolError(t, call(t, cs, "search", map[string]any{"query": ""}), "invalid", "empty")
 	toolError(t, call(t, cs, "incidents", map[string]any{"since": "last tuesday-ish"}), "invalid", "since")
-	toolError(t, call(t, cs, "help", map[string]any{"action": "nope"}), "not_found", "nope")
+	toolError(t, call(t, cs, "investigate", map[string]any{"lens": "nope"}), "invalid", "nope")
 }
 
 func TestScopes(t *testing.T) {
@@ -382,15 +409,15 @@ func TestScopes(t *testing.T) {
 		}
 	}
 
-	// skill_assess from MCP never runs an LLM: findings, a dry-run preview
-	// and a dry_run audit row an admin can read.
-	var assessed struct {
-		Mode        string           `json:"mode"`
-		Assessments []map[string]any `json:"assessments"`
+	// skill_assess is no MCP tool (a remote dry run is for people); an
+	// admin reads the audit of one run elsewhere.
+	if _, err := ro.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill_assess"}); err == nil {
+		t.Error("skill_assess is an MCP tool")
 	}
-	ok(t, call(t, ro, "skill_assess", map[string]any{"skill": "lavra:lavra-plan"}), &assessed)
-	if len(assessed.Assessments) != 1 {
-		t.Errorf("skill_assess: %+v", assessed)
+	sa, _ := app.ActionByName("skill_assess")
+	if _, err := svc.Call(context.Background(), app.Caller{Surface: cortex.SurfaceMCP, Scopes: []app.Scope{app.ScopeRead}}, sa,
+		&app.SkillAssessParams{SkillSubjectParams: app.SkillSubjectParams{Skill: "lavra:lavra-plan"}}); err != nil {
+		t.Fatal(err)
 	}
 	var audit struct {
 		Invocations []struct {
@@ -499,4 +526,59 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set(h.key, h.value)
 	return h.base.RoundTrip(r)
+}
+
+// TestSessionAndRowAreSummarisedByDefault reads a session and a row the
+// way an agent would: short texts unless it asks for detail.
+func TestSessionAndRowAreSummarisedByDefault(t *testing.T) {
+	db, _ := teststore.Indexed(t, testcorpus.Real(t))
+	cs := connect(t, app.New(db), reader)
+	var hits struct {
+		Hits []struct {
+			ID      int64  `json:"id"`
+			Session string `json:"ai_session_id"`
+		} `json:"hits"`
+	}
+	ok(t, call(t, cs, "search", map[string]any{"query": "error", "role": "tool_result", "limit": 1}), &hits)
+	if len(hits.Hits) == 0 {
+		t.Fatal("no hit")
+	}
+	type page struct {
+		Rows []struct {
+			Text          string `json:"text"`
+			TextTruncated bool   `json:"text_truncated"`
+		} `json:"rows"`
+		Detail bool `json:"detail"`
+	}
+	var summary, detail page
+	ok(t, call(t, cs, "session_show", map[string]any{"session": hits.Hits[0].Session}), &summary)
+	ok(t, call(t, cs, "session_show", map[string]any{"session": hits.Hits[0].Session, "detail": true}), &detail)
+	cut := 0
+	for i, r := range summary.Rows {
+		if len(r.Text) > app.SummaryTextBytes {
+			t.Fatalf("summary row of %d bytes", len(r.Text))
+		}
+		if r.TextTruncated {
+			cut++
+			if len(detail.Rows[i].Text) <= len(r.Text) {
+				t.Fatalf("detail row %d is not longer than its summary", i)
+			}
+		}
+	}
+	if len(summary.Rows) == 0 || summary.Detail || !detail.Detail || cut == 0 {
+		t.Fatalf("summary: %d rows, %d cut", len(summary.Rows), cut)
+	}
+	var row struct {
+		ID  int64  `json:"id"`
+		Raw string `json:"raw"`
+	}
+	ok(t, call(t, cs, "row_show", map[string]any{"id": hits.Hits[0].ID}), &row)
+	if row.ID != hits.Hits[0].ID || row.Raw != "" {
+		t.Fatalf("row_show: %+v", row)
+	}
+	ok(t, call(t, cs, "row_show", map[string]any{"id": hits.Hits[0].ID, "detail": true}), &row)
+	if row.Raw == "" {
+		t.Fatal("row_show detail: no original record")
+	}
+	toolError(t, call(t, cs, "row_show", map[string]any{"id": 99999999}), "not_found")
 }

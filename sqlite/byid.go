@@ -61,3 +61,24 @@ func readByIDs[T any](ctx context.Context, db *sql.DB, what, selectFrom string, 
 	})
 	return out, nil
 }
+
+// collect scans every row of a query with scan (what names the rows in
+// errors) and closes it.
+func collect[T any](rows *sql.Rows, err error, what string, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, queryFailed(err, what)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, queryFailed(err, what)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, queryFailed(err, what)
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 
 	"github.com/cortexhq/cortex"
 )
@@ -112,12 +113,53 @@ func listRows[T any](ctx context.Context, db *sql.DB, what, query string, args [
 	return out, nil
 }
 
+// SkillNamesMatching resolves a skill as typed to the stored names it
+// stands for: itself and the plugin-qualified names whose skill part it is
+// ("search" → "entire:search"), ignoring case. Empty when none is stored.
+func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, error) {
+	names, err := db.SkillNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want := strings.ToLower(strings.TrimSpace(skill))
+	var out []string
+	for _, n := range names {
+		l := strings.ToLower(n)
+		if l == want || strings.HasSuffix(l, ":"+want) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// skillFilter adds the condition for a skill as typed (see
+// SkillNamesMatching).
+func (db *DB) skillFilter(ctx context.Context, w *where, skill string) error {
+	if skill == "" {
+		return nil
+	}
+	names, err := db.SkillNamesMatching(ctx, skill)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		w.add("skill_name = ?", skill)
+		return nil
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	w.add("skill_name IN ("+strings.TrimSuffix(strings.Repeat("?,", len(names)), ",")+")", args...)
+	return nil
+}
+
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
 	var w where
 	w.common(p.EventFilter)
-	if p.Skill != "" {
-		w.add("skill_name = ?", p.Skill)
+	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+		return cortex.EventList[cortex.SkillEventRow]{}, err
 	}
 	if p.Plugin != "" {
 		w.add("skill_plugin = ?", p.Plugin)
@@ -147,8 +189,8 @@ func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (co
 	f := p.EventFilter
 	f.After = nil // pages by skill (last use, name), not by event
 	w.common(f)
-	if p.Skill != "" {
-		w.add("skill_name = ?", p.Skill)
+	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
 	if p.Plugin != "" {
 		w.add("skill_plugin = ?", p.Plugin)

@@ -10,6 +10,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -23,10 +24,30 @@ type eventRow struct {
 	session string
 	host    string
 	ts      string
+	// thread is the agent thread (see Thread).
+	thread string
 }
 
 func rowOf(id int64, host string, e *cortex.Entry) eventRow {
-	return eventRow{logID: id, tool: string(e.Tool), project: e.Project, session: e.SessionID, host: host, ts: cortex.FormatTime(e.Timestamp)}
+	return eventRow{logID: id, tool: string(e.Tool), project: e.Project, session: e.SessionID, host: host,
+		ts: cortex.FormatTime(e.Timestamp), thread: Thread(e)}
+}
+
+// ThreadSidechain names the thread of an inline subagent that carries no
+// agent id (Claude Code 1.0.x isSidechain records).
+const ThreadSidechain = "sidechain"
+
+// Thread is the agent thread of an entry as event rows store it in
+// ai_agent_id: "" for the main thread, the subagent's id, or
+// ThreadSidechain.
+func Thread(e *cortex.Entry) string {
+	switch {
+	case e.AgentID != "":
+		return e.AgentID
+	case e.Sidechain:
+		return ThreadSidechain
+	}
+	return ""
 }
 
 // pendingEvents collects a transaction's events; they are written in
@@ -35,6 +56,7 @@ type pendingEvents struct {
 	skills []skillRow
 	tools  []toolRow
 	hooks  []hookRow
+	users  []userRow
 	// replaced lists rows whose record changed: their skill and runtime
 	// hook events are rewritten from the new version.
 	replaced []int64
@@ -55,6 +77,12 @@ type hookRow struct {
 	e cortex.HookEvent
 }
 
+type userRow struct {
+	r     eventRow
+	index int
+	e     cortex.UserEvent
+}
+
 func (p *pendingEvents) add(r eventRow, ev *cortex.Events) {
 	for _, s := range ev.Skills {
 		p.skills = append(p.skills, skillRow{r, s})
@@ -64,6 +92,9 @@ func (p *pendingEvents) add(r eventRow, ev *cortex.Events) {
 	}
 	for _, h := range ev.Hooks {
 		p.hooks = append(p.hooks, hookRow{r, h})
+	}
+	for i, u := range ev.Users {
+		p.users = append(p.users, userRow{r, i, u})
 	}
 }
 
@@ -80,6 +111,9 @@ func (w *importTx) resolveSkillBodies(skills []skillRow) error {
 		if s.e.EventKind == cortex.SkillClaudeTool && s.e.Meta["tool_use_id"] != "" {
 			calls[callKey{s.r.tool, s.r.host, s.r.session, s.e.Meta["tool_use_id"]}] = [2]string{s.e.SkillName, s.e.SkillPlugin}
 		}
+	}
+	if err := w.resolveSlashBodies(skills); err != nil {
+		return err
 	}
 	for i := range skills {
 		s := &skills[i]
@@ -110,8 +144,52 @@ func (w *importTx) resolveSkillBodies(skills []skillRow) error {
 	return nil
 }
 
+// resolveSlashBodies names the body a slash command injected after the
+// command the user typed: the body shows only the skill's folder
+// ("commit-push-pr" in a plugin checkout), the command its full name
+// ("/entire:commit-push-pr"). The command is the session's latest typed
+// command before the body whose name is the folder name or ends in
+// ":"+folder, among the pending events, then the stored ones.
+func (w *importTx) resolveSlashBodies(skills []skillRow) error {
+	for i := range skills {
+		s := &skills[i]
+		if s.e.EventKind != cortex.SkillClaudeSlash || s.e.SkillPlugin != "" {
+			continue
+		}
+		name, plugin := "", ""
+		for j := i - 1; j >= 0; j-- {
+			c := skills[j]
+			if c.e.EventKind == cortex.SkillClaudeCommand && c.r.session == s.r.session && c.r.tool == s.r.tool &&
+				c.r.host == s.r.host && c.e.SkillPlugin != "" && strings.HasSuffix(c.e.SkillName, ":"+s.e.SkillName) {
+				name, plugin = c.e.SkillName, c.e.SkillPlugin
+				break
+			}
+		}
+		if name == "" && s.r.session != "" {
+			err := w.queryRow(`SELECT skill_name, COALESCE(skill_plugin, '') FROM ai_skill_events
+				WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND event_kind = ? AND timestamp <= ?
+				AND skill_plugin IS NOT NULL AND skill_name = skill_plugin || ':' || ?
+				ORDER BY timestamp DESC LIMIT 1`,
+				s.r.session, s.r.tool, s.r.host, cortex.SkillClaudeCommand, s.r.ts, s.e.SkillName).Scan(&name, &plugin)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("resolve slash skill body: %w", err)
+			}
+		}
+		if name == "" {
+			continue
+		}
+		meta := maps.Clone(s.e.Meta)
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta["body_name"] = s.e.SkillName
+		s.e.Meta, s.e.SkillName, s.e.SkillPlugin = meta, name, plugin
+	}
+	return nil
+}
+
 func (p *pendingEvents) empty() bool {
-	return len(p.skills)+len(p.tools)+len(p.hooks)+len(p.replaced) == 0
+	return len(p.skills)+len(p.tools)+len(p.hooks)+len(p.users)+len(p.replaced) == 0
 }
 
 // metaJSON renders an event's extras with sorted keys ("" when none).
@@ -161,7 +239,14 @@ const eventChunk = 64
 
 func skillSQL(n int) string {
 	return `INSERT OR IGNORE INTO ai_skill_events(log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp,
-		skill_name, skill_plugin, skill_path, event_kind, evidence_kind, metadata_json) VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?)")
+		skill_name, skill_plugin, skill_path, event_kind, evidence_kind, metadata_json, ai_agent_id) VALUES ` +
+		repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+}
+
+func userSQL(n int) string {
+	return `INSERT OR IGNORE INTO ai_user_events(log_id, event_index, ai_tool, ai_project, ai_session_id, hostname,
+		ai_agent_id, timestamp, event_kind, text, call_id, source, metadata_json) VALUES ` +
+		repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?)")
 }
 
 func hookSQL(n int) string {
@@ -180,8 +265,8 @@ func hookSQL(n int) string {
 func toolSQL(n int) string {
 	return `INSERT INTO ai_mcp_events(call_log_id, result_log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp,
 		call_timestamp, result_timestamp, turn_id, call_id, tool_name, mcp_server, mcp_tool, event_kind, result_kind, status,
-		duration_ms, is_error, exit_code, arguments_json, output_preview, error_text, metadata_json)
-		VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") + `
+		duration_ms, is_error, exit_code, arguments_json, output_preview, error_text, metadata_json, ai_agent_id)
+		VALUES ` + repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") + `
 		ON CONFLICT(ai_tool, hostname, COALESCE(ai_session_id, ''), call_id) DO UPDATE SET
 			call_log_id = COALESCE(excluded.call_log_id, call_log_id),
 			result_log_id = COALESCE(excluded.result_log_id, result_log_id),
@@ -213,7 +298,8 @@ func toolSQL(n int) string {
 			error_text = COALESCE(excluded.error_text, error_text),
 			metadata_json = CASE WHEN excluded.metadata_json IS NULL THEN metadata_json
 				WHEN metadata_json IS NULL THEN excluded.metadata_json
-				ELSE json_patch(metadata_json, excluded.metadata_json) END
+				ELSE json_patch(metadata_json, excluded.metadata_json) END,
+			ai_agent_id = CASE WHEN excluded.call_log_id IS NOT NULL THEN excluded.ai_agent_id ELSE ai_agent_id END
 		RETURNING id, ai_tool || char(31) || hostname || char(31) || COALESCE(ai_session_id, '') || char(31) || call_id`
 }
 
@@ -232,6 +318,9 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		if _, err := w.exec(`DELETE FROM ai_hook_events WHERE log_id = ?`, id); err != nil {
 			return c, fmt.Errorf("replace hook events: %w", err)
 		}
+		if _, err := w.exec(`DELETE FROM ai_user_events WHERE log_id = ?`, id); err != nil {
+			return c, fmt.Errorf("replace user events: %w", err)
+		}
 	}
 	if err := w.resolveSkillBodies(p.skills); err != nil {
 		return c, err
@@ -245,7 +334,8 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		args := make([]any, 0, 12*len(part))
 		for _, s := range part {
 			args = append(args, s.r.logID, s.r.tool, nullStr(s.r.project), nullStr(s.r.session), s.r.host, s.r.ts,
-				s.e.SkillName, nullStr(s.e.SkillPlugin), nullStr(s.e.SkillPath), s.e.EventKind, s.e.EvidenceKind, metaJSON(s.e.Meta))
+				s.e.SkillName, nullStr(s.e.SkillPlugin), nullStr(s.e.SkillPath), s.e.EventKind, s.e.EvidenceKind, metaJSON(s.e.Meta),
+				nullStr(s.r.thread))
 		}
 		res, err := st.ExecContext(ctx, args...)
 		if err != nil {
@@ -253,6 +343,25 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		}
 		n, _ := res.RowsAffected()
 		c.Skills += n
+		c.Duplicates += int64(len(part)) - n
+	}
+	for _, sp := range spans(len(p.users), eventChunk) {
+		part := p.users[sp[0]:sp[1]]
+		st, err := w.stmt("user", len(part), userSQL)
+		if err != nil {
+			return c, err
+		}
+		args := make([]any, 0, 13*len(part))
+		for _, u := range part {
+			args = append(args, u.r.logID, u.index, u.r.tool, nullStr(u.r.project), nullStr(u.r.session), u.r.host,
+				nullStr(u.r.thread), u.r.ts, u.e.Kind, u.e.Text, nullStr(u.e.CallID), nullStr(u.e.Source), metaJSON(u.e.Meta))
+		}
+		res, err := st.ExecContext(ctx, args...)
+		if err != nil {
+			return c, fmt.Errorf("store user events: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		c.Users += n
 		c.Duplicates += int64(len(part)) - n
 	}
 	for _, sp := range spans(len(p.hooks), eventChunk) {
@@ -287,7 +396,7 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		if err != nil {
 			return c, err
 		}
-		args := make([]any, 0, 24*len(part))
+		args := make([]any, 0, 25*len(part))
 		for j := range part {
 			args = append(args, part[j].sqlArgs()...)
 			c.Merged += int64(part[j].merged)
@@ -347,6 +456,7 @@ func hookArgs(r eventRow, h *cortex.HookEvent) []any {
 type toolVals struct {
 	callLog, resultLog                  *int64
 	tool, project, session, host, ts    string
+	thread                              string
 	callTS, resultTS, turn, resultKind  *string
 	callID, toolName, eventKind, status string
 	server, mcpTool, args, out, errText *string
@@ -365,7 +475,7 @@ func strp(s string) *string {
 }
 
 func toolValsOf(r eventRow, t *cortex.ToolEvent) toolVals {
-	v := toolVals{tool: r.tool, project: r.project, session: r.session, host: r.host, ts: r.ts, turn: strp(t.TurnID),
+	v := toolVals{tool: r.tool, project: r.project, session: r.session, host: r.host, ts: r.ts, thread: r.thread, turn: strp(t.TurnID),
 		callID: t.CallID, toolName: t.ToolName, server: strp(t.MCPServer), mcpTool: strp(t.MCPTool), eventKind: t.EventKind,
 		status: t.Status, isErr: t.IsError, exit: t.ExitCode, args: strp(t.ArgumentsJSON), out: strp(t.OutputPreview),
 		errText: strp(t.ErrorText), meta: t.Meta}
@@ -410,7 +520,7 @@ func (a *toolVals) merge(b *toolVals) {
 		a.ts = *a.callTS
 	}
 	if b.callLog != nil {
-		a.eventKind = b.eventKind
+		a.eventKind, a.thread = b.eventKind, b.thread
 	}
 	callLog, resultLog := firstp(b.callLog, a.callLog), firstp(b.resultLog, a.resultLog)
 	callTS, resultTS := firstp(b.callTS, a.callTS), firstp(b.resultTS, a.resultTS)
@@ -463,7 +573,7 @@ func (v *toolVals) sqlArgs() []any {
 	return []any{anyp(v.callLog), anyp(v.resultLog), v.tool, nullStr(v.project), nullStr(v.session), v.host, v.ts,
 		anyp(v.callTS), anyp(v.resultTS), anyp(v.turn), v.callID, v.toolName, anyp(v.server), anyp(v.mcpTool), v.eventKind,
 		anyp(v.resultKind), v.status, anyp(v.duration), nullBool(v.isErr), nullInt(v.exit), anyp(v.args), anyp(v.out),
-		anyp(v.errText), metaJSON(v.meta)}
+		anyp(v.errText), metaJSON(v.meta), nullStr(v.thread)}
 }
 
 // foldTools merges the events of one call seen in the same transaction, in
@@ -599,6 +709,29 @@ type ConfigHook struct {
 	Configured time.Time
 }
 
+// CountTranscriptRecords counts the transcript rows a backfill from
+// afterID (and since, and of roles when given) would scan: the total of
+// its progress.
+func (db *DB) CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role) (int64, error) {
+	q := `SELECT count(*) FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
+	args := []any{afterID}
+	if !since.IsZero() {
+		q += ` AND timestamp >= ?`
+		args = append(args, cortex.FormatTime(since))
+	}
+	if len(roles) > 0 {
+		q += ` AND ai_role IN (` + strings.TrimSuffix(strings.Repeat("?,", len(roles)), ",") + `)`
+		for _, r := range roles {
+			args = append(args, string(r))
+		}
+	}
+	var n int64
+	if err := db.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot count stored records: %v", err)
+	}
+	return n, nil
+}
+
 // StoredRecord is a logs row with what event extraction needs: the row
 // context and the raw record as stored (compressed by rawcodec).
 type StoredRecord struct {
@@ -609,32 +742,24 @@ type StoredRecord struct {
 }
 
 // TranscriptRecords returns up to limit transcript rows with id > afterID
-// (and timestamp >= since when set), in id order — the keyset scan of a
-// backfill. It reads through the reader pool and holds no write lock.
-// CountTranscriptRecords counts the transcript rows a backfill from
-// afterID (and since) would scan: the total of its progress.
-func (db *DB) CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time) (int64, error) {
-	q := `SELECT count(*) FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
-	args := []any{afterID}
-	if !since.IsZero() {
-		q += ` AND timestamp >= ?`
-		args = append(args, cortex.FormatTime(since))
-	}
-	var n int64
-	if err := db.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot count stored records: %v", err)
-	}
-	return n, nil
-}
-
-func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.Time, limit int) ([]StoredRecord, error) {
+// (and timestamp >= since when set, and a role in roles when given), in id
+// order — the keyset scan of a backfill. It reads through the reader pool
+// and holds no write lock.
+func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role, limit int) ([]StoredRecord, error) {
 	q := `SELECT id, hostname, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), timestamp,
-		COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(json_extract(metadata_json, '$.turn_id'), ''), raw
+		COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(json_extract(metadata_json, '$.turn_id'), ''),
+		COALESCE(ai_agent_id, ''), COALESCE(json_extract(metadata_json, '$.sidechain'), 0), raw
 		FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
 	args := []any{afterID}
 	if !since.IsZero() {
 		q += ` AND timestamp >= ?`
 		args = append(args, cortex.FormatTime(since))
+	}
+	if len(roles) > 0 {
+		q += ` AND ai_role IN (` + strings.TrimSuffix(strings.Repeat("?,", len(roles)), ",") + `)`
+		for _, r := range roles {
+			args = append(args, string(r))
+		}
 	}
 	q += ` ORDER BY id LIMIT ?`
 	args = append(args, limit)
@@ -647,17 +772,47 @@ func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.T
 	for rows.Next() {
 		var r StoredRecord
 		var tool, role, ts, turn string
-		if err := rows.Scan(&r.ID, &r.Hostname, &tool, &r.Entry.Project, &r.Entry.SessionID, &ts, &role, &r.Entry.Kind, &turn, &r.Raw); err != nil {
+		var sidechain int
+		if err := rows.Scan(&r.ID, &r.Hostname, &tool, &r.Entry.Project, &r.Entry.SessionID, &ts, &role, &r.Entry.Kind, &turn,
+			&r.Entry.AgentID, &sidechain, &r.Raw); err != nil {
 			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read stored records: %v", err)
 		}
 		r.Entry.Tool, r.Entry.Role = cortex.Tool(tool), cortex.Role(role)
 		r.Entry.Timestamp = parseStoredTime(ts)
+		r.Entry.Sidechain = sidechain == 1
 		if turn != "" {
 			r.Entry.Meta = map[string]string{"turn_id": turn}
 		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// PendingBackfills lists the event kinds a migration asked to backfill
+// (rows stored before their extractor existed).
+func (db *DB) PendingBackfills(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT kind FROM pending_backfills ORDER BY kind`)
+	if err != nil {
+		return nil, queryFailed(err, "pending backfills")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, queryFailed(err, "pending backfills")
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// ClearPendingBackfill records that a complete backfill of kind ran.
+func (db *DB) ClearPendingBackfill(ctx context.Context, kind string) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM pending_backfills WHERE kind = ?`, kind)
+		return err
+	})
 }
 
 // AcquireLock takes the named single-flight lock for a maintenance job

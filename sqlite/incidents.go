@@ -35,6 +35,9 @@ type CandidateFilter struct {
 	Until   time.Time
 	Skill   string
 	Plugin  string
+	// Skills, when set, selects any of these skill names (a name as typed
+	// resolved to the plugin-qualified names it stands for).
+	Skills []string
 	// Limit is the cap + 1 (the extra row reveals truncation).
 	Limit int
 }
@@ -67,7 +70,14 @@ func (f CandidateFilter) where(prefix string) where {
 // f.Limit), newest first.
 func (db *DB) SkillCandidates(ctx context.Context, f CandidateFilter) ([]SkillCandidate, error) {
 	w := f.where("")
-	if f.Skill != "" {
+	switch {
+	case len(f.Skills) > 0:
+		args := make([]any, len(f.Skills))
+		for i, n := range f.Skills {
+			args[i] = n
+		}
+		w.add("skill_name IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.Skills)), ",")+")", args...)
+	case f.Skill != "":
 		w.add("skill_name = ?", f.Skill)
 	}
 	if f.Plugin != "" {
@@ -160,19 +170,7 @@ func scanEvidence(rows *sql.Rows) (cortex.EvidenceRow, error) {
 }
 
 func collectEvidence(rows *sql.Rows, err error) ([]cortex.EvidenceRow, error) {
-	if err != nil {
-		return nil, queryFailed(err, "evidence rows")
-	}
-	defer rows.Close()
-	var out []cortex.EvidenceRow
-	for rows.Next() {
-		r, err := scanEvidence(rows)
-		if err != nil {
-			return nil, queryFailed(err, "evidence rows")
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(rows, err, "evidence rows", scanEvidence)
 }
 
 // SessionRowsBefore returns the last limit rows of a session before the

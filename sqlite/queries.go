@@ -169,38 +169,21 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 		tool, host, _ := strings.Cut(rest, "\n")
 		w.add("(last_seen, ai_session_id, ai_tool, hostname) < (?, ?, ?, ?)", c.Time, session, tool, host)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
-		rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, ''),
-		COALESCE(title, ''), COALESCE(first_prompt, '')
-		FROM ai_sessions WHERE 1=1`+w.sql()+` ORDER BY last_seen DESC, ai_session_id DESC, ai_tool DESC, hostname DESC LIMIT ?`, append(w.args, p.Limit+1)...)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+
+		` ORDER BY last_seen DESC, ai_session_id DESC, ai_tool DESC, hostname DESC LIMIT ?`, append(w.args, p.Limit+1)...)
 	if err != nil {
 		return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions: %v", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var s cortex.Session
-		var tool string
-		var title, prompt string
-		if err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
-			&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath, &title, &prompt); err != nil {
+		s, err := scanSession(rows)
+		if err != nil {
 			return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions")
-		}
-		switch {
-		case title != "":
-			s.Title, s.TitleSource = title, "summary"
-		case prompt != "":
-			s.Title, s.TitleSource = prompt, "first_prompt"
-		}
-		if first, err1 := cortex.ParseTimestamp(s.FirstSeen); err1 == nil {
-			if last, err2 := cortex.ParseTimestamp(s.LastSeen); err2 == nil {
-				s.DurationSecs = last.Sub(first).Seconds()
-			}
 		}
 		if len(out.Sessions) == p.Limit {
 			out.Truncated = true
 			break
 		}
-		s.Tool = cortex.Tool(tool)
 		out.Sessions = append(out.Sessions, s)
 	}
 	out.Total = len(out.Sessions)

@@ -632,7 +632,12 @@ func (c *ClaudeParser) parseAttachment(v *fastjson.Value, res *Result) {
 	}
 	switch at {
 	case "queued_command":
-		c.envelope(v, res, cortex.RoleUser, kind)
+		role := cortex.RoleUser
+		if queuedNotice(compactValue(a.Get("prompt"))) {
+			// A background task's completion notice, queued as if typed.
+			role = cortex.RoleContext
+		}
+		c.envelope(v, res, role, kind)
 		t := newText(MaxUserText)
 		t.add(compactValue(a.Get("prompt")))
 		res.Entry.Text, res.Entry.TextTruncated = t.String(), t.truncated

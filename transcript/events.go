@@ -69,10 +69,13 @@ func extractEvents(tool cortex.Tool, e *cortex.Entry, v *fastjson.Value) cortex.
 	switch tool {
 	case cortex.ToolClaude:
 		claudeEvents(&ev, e, v)
+		claudeUserEvents(&ev, e, v)
 	case cortex.ToolCodex:
 		codexEvents(&ev, e, v)
+		codexUserEvents(&ev, e, v)
 	case cortex.ToolGemini:
 		geminiEvents(&ev, e, v)
+		geminiUserEvents(&ev, e, v)
 	}
 	return ev
 }

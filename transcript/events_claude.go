@@ -62,6 +62,8 @@ func claudeMessageEvents(ev *cortex.Events, e *cortex.Entry, rec *fastjson.Value
 		claudeAttribution(ev, rec, msg)
 	} else if strings.HasSuffix(e.Kind, "user:meta") {
 		claudeSkillBody(ev, rec, msg)
+	} else if e.Kind == "user:command" {
+		claudeCommandEvent(ev, msg)
 	}
 	for _, b := range arr(msg.Get("content")) {
 		switch string(rawStr(b, "type")) {
@@ -136,8 +138,7 @@ func claudeSkillBody(ev *cortex.Events, rec, msg *fastjson.Value) {
 	}
 	dir, body, _ := strings.Cut(rest, "\n")
 	dir = strings.TrimRight(strings.TrimSpace(dir), `/\`)
-	base := dir[strings.LastIndexAny(dir, `/\`)+1:]
-	name, plugin, ok := NormalizeSkill(base, "")
+	name, plugin, ok := SkillFromPath(dir)
 	if !ok {
 		return
 	}

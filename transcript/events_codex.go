@@ -19,6 +19,10 @@ func codexEvents(ev *cortex.Events, e *cortex.Entry, v *fastjson.Value) {
 		switch string(rawStr(pl, "type")) {
 		case "message":
 			codexSkillBlocks(ev, pl)
+			if e.Role == cortex.RoleAssistant {
+				text, _ := messageText(pl)
+				codexAnnouncements(ev, text)
+			}
 		case "function_call":
 			codexCall(ev, e, pl, "function_call")
 		case "custom_tool_call":
@@ -34,6 +38,10 @@ func codexEvents(ev *cortex.Events, e *cortex.Entry, v *fastjson.Value) {
 		}
 	case "event_msg":
 		switch string(rawStr(pl, "type")) {
+		case "agent_message":
+			if e.Role == cortex.RoleAssistant {
+				codexAnnouncements(ev, str(pl, "message"))
+			}
 		case "mcp_tool_call_end":
 			codexMCPEnd(ev, e, pl)
 		case "exec_command_end":
@@ -86,6 +94,14 @@ func codexCall(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value, pt string
 		putMeta(&t.Meta, "namespace", cortex.CutUTF8(ns, maxEventName))
 	}
 	ev.Tools = append(ev.Tools, t)
+	if a := pl.Get("arguments"); a != nil && bytes.Contains(rawStr(pl, "arguments"), []byte("SKILL.md")) {
+		var p fastjson.Parser
+		if args, err := p.ParseBytes(a.GetStringBytes()); err == nil {
+			codexSkillRead(ev, t.ToolName, args)
+		}
+	} else if a != nil && a.Type() == fastjson.TypeObject {
+		codexSkillRead(ev, t.ToolName, a)
+	}
 }
 
 // codexArguments renders function_call arguments: a JSON string holding

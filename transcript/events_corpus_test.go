@@ -29,7 +29,8 @@ func checkEvents(t *testing.T, where string, ev cortex.Events) {
 		}
 	}
 	skillKinds := []string{cortex.SkillClaudeAttribution, cortex.SkillClaudeTool, cortex.SkillClaudeBody,
-		cortex.SkillClaudeSlash, cortex.SkillClaudeInvoked, cortex.SkillCodexBlock}
+		cortex.SkillClaudeSlash, cortex.SkillClaudeInvoked, cortex.SkillCodexBlock, cortex.SkillClaudeCommand,
+		cortex.SkillCodexRead, cortex.SkillCodexAnnounced}
 	for _, s := range ev.Skills {
 		if n, p, ok := NormalizeSkill(s.SkillName, s.SkillPlugin); !ok || n != s.SkillName || p != s.SkillPlugin {
 			t.Errorf("%s: skill %q/%q is not normalized", where, s.SkillName, s.SkillPlugin)
@@ -79,6 +80,19 @@ func checkEvents(t *testing.T, where string, ev cortex.Events) {
 		for f, s := range map[string]string{"command": h.Command, "stdout": h.StdoutPreview, "stderr": h.StderrPreview} {
 			clean("hook "+f, s, MaxEventText)
 		}
+	}
+	userKinds := []string{cortex.UserPrompt, cortex.UserCommand, cortex.UserShell, cortex.UserInterrupt,
+		cortex.UserRejection, cortex.UserClarify}
+	for _, u := range ev.Users {
+		if !slices.Contains(userKinds, u.Kind) {
+			t.Errorf("%s: user event kind %q", where, u.Kind)
+		}
+		if (u.Kind == cortex.UserPrompt || u.Kind == cortex.UserCommand || u.Kind == cortex.UserShell) && u.Text == "" {
+			t.Errorf("%s: %s without text", where, u.Kind)
+		}
+		clean("user text", u.Text, MaxUserEventText)
+		clean("user call id", u.CallID, maxEventName)
+		clean("user source", u.Source, maxEventName)
 	}
 }
 

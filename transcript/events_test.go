@@ -280,8 +280,12 @@ func TestClaudeSlashCommandSkill(t *testing.T) {
 	if len(rs) != 2 || rs[0].Entry.Kind != "user:command" || rs[1].Entry.Kind != "user:meta" {
 		t.Fatalf("results %d", len(rs))
 	}
-	if !rs[0].Events.Empty() {
-		t.Errorf("the command line itself is no skill event: %+v", rs[0].Events)
+	// The command line is the activation the user typed (and their act).
+	if c := onlySkill(t, rs[0]); c.SkillName != "github-pr-review" || c.EventKind != cortex.SkillClaudeCommand {
+		t.Errorf("typed slash command: %+v", c)
+	}
+	if u := rs[0].Events.Users; len(u) != 1 || u[0].Kind != cortex.UserCommand || u[0].Text != "github-pr-review" {
+		t.Errorf("typed slash command as a user act: %+v", u)
 	}
 	rec := obj(t, lines[1])
 	if _, ok := rec["sourceToolUseID"]; ok {
@@ -298,12 +302,12 @@ func TestClaudeSlashCommandSkill(t *testing.T) {
 	if viaTool.Meta["skill_content_sha256"] != s.Meta["skill_content_sha256"] {
 		t.Errorf("same skill, different hashes: %s / %s", viaTool.Meta["skill_content_sha256"], s.Meta["skill_content_sha256"])
 	}
-	// A plugin skill's directory (…/plugins/entire/skills/search): the
-	// skill is the last element; no plugin is inferred from the path.
+	// A plugin skill's directory (…/plugins/entire/skills/search) names
+	// the skill as the user typed it: entire:search.
 	line := testdataLines(t, "claude/skill_body_plugin.jsonl")[0]
 	dir, body = skillBodyOf(t, atStr(t, obj(t, line), "message", "content", 0, "text"))
 	s = onlySkill(t, claudeEv(t, line)[0])
-	if s.SkillName != "search" || s.SkillPlugin != "" || s.EventKind != cortex.SkillClaudeSlash || s.SkillPath != dir+"/SKILL.md" || s.Meta["skill_content_sha256"] != sum(body) {
+	if s.SkillName != "entire:search" || s.SkillPlugin != "entire" || s.EventKind != cortex.SkillClaudeSlash || s.SkillPath != dir+"/SKILL.md" || s.Meta["skill_content_sha256"] != sum(body) {
 		t.Errorf("plugin skill body: %+v", s)
 	}
 	// Derived: the same text typed by a user (not isMeta) is no event.
@@ -912,7 +916,7 @@ func TestGeminiToolEvents(t *testing.T) {
 		checkReextract(t, r.Entry.Kind, r)
 		checkEvents(t, r.Entry.Kind, r.Events)
 		if r.Entry.Kind != "gemini:tool_result" {
-			if !r.Events.Empty() {
+			if len(r.Events.Skills)+len(r.Events.Tools)+len(r.Events.Hooks) != 0 {
 				t.Errorf("%s: message entry with events %+v", r.Entry.Kind, r.Events)
 			}
 			continue

@@ -55,15 +55,21 @@ func contracts() string {
 	b.WriteString("Every action is one REST route and one CLI command, with the same parameters (unknown parameters\n")
 	b.WriteString("are rejected) and the same result; on MCP it is the tool of the same name, except a lens's own incident\n")
 	b.WriteString("actions, which the all-lens tools `incidents` and `investigate` serve with `lens=…` or a subject filter\n")
-	b.WriteString("(column MCP). Admin tools are listed only to MCP clients with the admin scope. Scopes: `cortex:read`;\n")
+	b.WriteString("(column MCP); `skill_assess` and `help` are no MCP tools (see SCHEMA.md). Admin tools are listed only to MCP\n")
+	b.WriteString("clients with the admin scope. Tuning parameters (`window_minutes`, `correlation_window_minutes`, `max_bytes`,\n")
+	b.WriteString("`min_score`) are accepted on MCP but not listed in the tools' schemas. Scopes: `cortex:read`;\n")
 	b.WriteString("`cortex:admin` implies read. Cost classes: `cheap` (one indexed query), `moderate` (a candidate scan),\n")
 	b.WriteString("`expensive` (evidence bundles), `write` (changes the store). The parameter `agent` was called `tool`\n")
 	b.WriteString("before; `tool` is still accepted everywhere (`--tool` on the CLI). Listings return `next` while more\n")
 	b.WriteString("rows follow; pass it back as `cursor`.\n\n")
 	b.WriteString("| action | scope | cost | REST | CLI | MCP | parameters |\n|---|---|---|---|---|---|---|\n")
 	for _, a := range app.Actions() {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s %s` | `%s` | `%s` | %s |\n", a.Name, a.Scope, a.Cost, a.Method, a.Path,
-			strings.ReplaceAll(a.CLI, "|", "\\|"), a.MCPTool(), codeList(a.Params()))
+		tool := "—"
+		if a.MCPTool() != "" {
+			tool = "`" + a.MCPTool() + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s %s` | `%s` | %s | %s |\n", a.Name, a.Scope, a.Cost, a.Method, a.Path,
+			strings.ReplaceAll(a.CLI, "|", "\\|"), tool, codeList(a.Params()))
 	}
 	b.WriteString("\n## Descriptions\n\n")
 	for _, a := range app.Actions() {
@@ -85,7 +91,10 @@ func schemas() string {
 	b.WriteString("string, lists as repeated keys or comma separated; POST: JSON body).\n")
 	for _, a := range app.Actions() {
 		fmt.Fprintf(&b, "\n## `%s`\n\n%s (scope `%s`, cost `%s`", a.Name, a.Description, a.Scope, a.Cost)
-		if !a.OnMCP() {
+		switch {
+		case a.NotOnMCP != "":
+			fmt.Fprintf(&b, "; not an MCP tool: %s", a.NotOnMCP)
+		case !a.OnMCP():
 			fmt.Fprintf(&b, "; on MCP: `%s`", a.MCPTool())
 		}
 		b.WriteString(")\n\n| parameter | type | description |\n|---|---|---|\n")
@@ -106,6 +115,9 @@ func schemas() string {
 			}
 			if len(values) > 0 {
 				doc += fmt.Sprintf(" (one of: %s)", enumList(values))
+			}
+			if a.Tuning(name) {
+				doc += " — tuning: accepted on MCP, not listed"
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, typ, strings.ReplaceAll(doc, "|", "\\|"))
 		}

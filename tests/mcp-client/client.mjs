@@ -67,10 +67,10 @@ async function main() {
     const listBytes = Buffer.byteLength(JSON.stringify(listed));
     assert(listBytes <= 14 * 1024, `tools/list is ${listBytes} bytes (~${Math.round(listBytes / 4)} tokens), over 14 KB`);
     const names = tools.map((t) => t.name);
-    for (const want of ["incidents", "investigate", "help", "status"]) {
+    for (const want of ["incidents", "investigate", "session_show", "status"]) {
       assert(names.includes(want), `tool ${want} missing from ${names.join(", ")}`);
     }
-    for (const hidden of ["llm_invocations", "skills_backfill", "skill_investigate"]) {
+    for (const hidden of ["llm_invocations", "skills_backfill", "skill_investigate", "skill_assess", "help"]) {
       assert(!names.includes(hidden), `tool ${hidden} listed to a read-only client`);
     }
     for (const t of tools) {

@@ -1,0 +1,141 @@
+package incident
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/phrase"
+	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/voice"
+)
+
+// act is one thing the human did (a user event), with what their words
+// say. Every lens reads the user's voice through acts: never tool output,
+// injected context or a parent agent's prompt.
+type act struct {
+	ID      int64 // ai_user_events id
+	LogID   int64
+	At      time.Time
+	Thread  string
+	Project string
+	Kind    string // cortex.User*
+	Text    string
+	CallID  string
+	// ForToolUse marks a Claude interrupt that ends a rejected tool call
+	// (the rejection is the act; the interrupt is its echo).
+	ForToolUse bool
+	Reading    voice.Reading
+	// Norm is the normalized text (re-ask detection).
+	Norm string
+}
+
+// typed reports whether the act is words the human typed to the agent (a
+// prompt or a command), the acts that start and answer turns.
+func (a act) typed() bool { return a.Kind == cortex.UserPrompt || a.Kind == cortex.UserCommand }
+
+// stops reports whether the act stops the agent: an interrupt, a refused
+// tool call, or words that stop it.
+func (a act) stops() bool {
+	return a.Kind == cortex.UserInterrupt || a.Kind == cortex.UserRejection || a.Reading.Has(voice.Stop)
+}
+
+// corrects reports whether the act's words correct the agent (a
+// correction, an undo request, the wrong target, a repeated instruction).
+func (a act) corrects() bool {
+	r := a.Reading
+	return r.Has(voice.Correction) || r.Has(voice.Revert) || r.Has(voice.Scope) || r.Has(voice.Reminder)
+}
+
+// verdict reports whether the act is a negative verdict on the agent's
+// work (strong): it stops or corrects the agent, or swears at it.
+func (a act) verdict() bool { return a.stops() || a.corrects() || a.Reading.Has(voice.Abuse) }
+
+// toActs reads stored user events: each is classified by package voice
+// (prompts, commands and rejection reasons; interrupts carry no words), and
+// a Claude interrupt that echoes a rejection a moment before is folded
+// into it (one refusal is one act).
+func toActs(rows []sqlite.UserAct, abuse *phrase.Set) []act {
+	out := make([]act, 0, len(rows))
+	for _, r := range rows {
+		a := act{ID: r.ID, LogID: r.LogID, At: r.Timestamp, Thread: r.Thread, Project: r.Project, Kind: r.Kind, Text: r.Text,
+			CallID: r.CallID, ForToolUse: r.Meta["for_tool_use"] == "true"}
+		if r.Source != "" && r.Source != "typed" && r.Source != "queued" {
+			continue // a prompt the agent marks as not typed by the human
+		}
+		if a.Kind == cortex.UserClarify || a.Kind == cortex.UserShell {
+			out = append(out, a)
+			continue
+		}
+		if a.Text != "" {
+			a.Norm = voice.Normalize(a.Text)
+			a.Reading = voice.ReadNormalized(a.Norm, abuse)
+		}
+		if a.Kind == cortex.UserInterrupt && len(out) > 0 {
+			prev := &out[len(out)-1]
+			if prev.Kind == cortex.UserRejection && prev.Thread == a.Thread && a.At.Sub(prev.At) <= 5*time.Second {
+				continue // "[Request interrupted by user for tool use]" after a rejection
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// reask reports whether a asks again what the prompt before it asked: the
+// same words (normalized, trailing punctuation aside, at least 3 words),
+// or nearly (at least 6 words, 80% shared).
+func reask(a, earlier act) bool {
+	if !a.typed() || !earlier.typed() || a.Norm == "" || earlier.Norm == "" {
+		return false
+	}
+	wa, wb := wordSet(a.Norm), wordSet(earlier.Norm)
+	if strings.TrimRight(a.Norm, ".?! ") == strings.TrimRight(earlier.Norm, ".?! ") {
+		return len(wa) >= 3
+	}
+	if len(wa) < 6 || len(wb) < 6 {
+		return false
+	}
+	shared := 0
+	for w := range wa {
+		if wb[w] {
+			shared++
+		}
+	}
+	return float64(shared) >= 0.8*float64(max(len(wa), len(wb)))
+}
+
+func wordSet(norm string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(norm, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'' || r > 127)
+	}) {
+		out[w] = true
+	}
+	return out
+}
+
+// reaskWindow bounds how long after a prompt asking it again is a re-ask.
+const reaskWindow = 10 * time.Minute
+
+// markReasks returns the indexes of prompts that ask again what the
+// thread's previous prompt asked, within reaskWindow.
+func markReasks(acts []act) map[int]bool {
+	out := map[int]bool{}
+	for i, a := range acts {
+		if !a.typed() {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			e := acts[j]
+			if e.Thread != a.Thread || !e.typed() {
+				continue
+			}
+			if a.At.Sub(e.At) <= reaskWindow && reask(a, e) {
+				out[i] = true
+			}
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,471 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/voice"
+)
+
+// frictionLens finds where the agent failed its user, in the user's own
+// verdicts — interrupts, refused tool calls, "stop", corrections, undo
+// requests, swearing, asking the same thing again — grouped per session
+// and charged to whatever was active: a skill run, an MCP tool, a hook, or
+// nothing. The subject lenses ask "what went wrong with X"; this one asks
+// "where did the user push back", and then says what X was.
+type frictionLens struct{}
+
+func (frictionLens) Name() string   { return cortex.LensFriction }
+func (frictionLens) prefix() string { return "friction-inc-" }
+
+func (frictionLens) signals() []string {
+	return []string{cortex.SignalInterrupt, cortex.SignalRejection, cortex.SignalStop, cortex.SignalCorrection,
+		cortex.SignalRevert, cortex.SignalAbuseTerm, cortex.SignalRepeatedRequest, cortex.SignalDissatisfied}
+}
+
+// weakSignals are friction that is no verdict alone: a complaint, asking
+// again. Two of them, or one beside a strong signal, make an incident.
+var weakSignals = []string{cortex.SignalRepeatedRequest, cortex.SignalDissatisfied}
+
+func (frictionLens) prepare(p *cortex.IncidentParams) error {
+	if len(p.Terms) > 0 {
+		return cortex.Errorf(cortex.CodeInvalid, "terms apply to the abuse lens only")
+	}
+	if p.IncludeUsage {
+		return cortex.Errorf(cortex.CodeInvalid, "include_usage applies to the subject lenses (skill, mcp, hook) only")
+	}
+	return nil
+}
+
+func (frictionLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+	rows, err := db.UserActCandidates(ctx, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+		Host: p.Host, Since: p.Since, Until: p.Until, Limit: capRows + 1})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	ms, n, truncated := toMembers(rows, capRows, func(a sqlite.UserAct) member {
+		return member{ID: a.ID, LogID: a.LogID, At: a.Timestamp, Kind: a.Kind,
+			Key: groupKey{Tool: a.Tool, Host: a.Host, Project: a.Project, Session: a.Session}}
+	})
+	return ms, n, truncated, nil
+}
+
+func (frictionLens) detect(context.Context, *sqlite.DB, *cortex.IncidentParams, []*group, time.Duration) error {
+	return nil
+}
+
+// Friction thresholds.
+const (
+	// earlyInterrupt: an interrupt this soon after the user's own prompt,
+	// with no tool call between, is the user changing their mind.
+	earlyInterrupt = 10 * time.Second
+	// reasonAfter: an instruction typed this soon after an interrupt or a
+	// refusal is its reason ("do not commit anything").
+	reasonAfter = 2 * time.Minute
+)
+
+// frictionAct is an act with the friction signals it carries.
+type frictionAct struct {
+	index   int
+	signals []string
+}
+
+// frictionSignals reads every act of a session for friction, in context:
+// the session's first prompt answers nothing (only swearing counts there),
+// an interrupt right after the user's own prompt before any tool call is
+// a change of mind, an instruction right after a stop is its reason, a
+// prompt asked again is a re-ask.
+func frictionSignals(acts []act, calls []tcall) []frictionAct {
+	reasks := markReasks(acts)
+	var out []frictionAct
+	seenTyped := false
+	for i, a := range acts {
+		var sig []string
+		add := func(s string) {
+			if !slices.Contains(sig, s) {
+				sig = append(sig, s)
+			}
+		}
+		r := a.Reading
+		switch a.Kind {
+		case cortex.UserInterrupt:
+			if !earlyStop(acts, i, calls) {
+				add(cortex.SignalInterrupt)
+			}
+		case cortex.UserRejection:
+			add(cortex.SignalRejection)
+		case cortex.UserPrompt, cortex.UserCommand:
+			if !seenTyped && a.Thread == "" {
+				// The session's first prompt answers nothing the agent did.
+				seenTyped = true
+				if r.Has(voice.Abuse) {
+					add(cortex.SignalAbuseTerm)
+				}
+				if len(sig) > 0 {
+					out = append(out, frictionAct{index: i, signals: sig})
+				}
+				continue
+			}
+			if r.Has(voice.Instruction) && followsStop(acts, i) {
+				add(cortex.SignalCorrection)
+			}
+			if reasks[i] {
+				add(cortex.SignalRepeatedRequest)
+			}
+			if r.Has(voice.Dissatisfied) {
+				add(cortex.SignalDissatisfied)
+			}
+		}
+		if a.Kind == cortex.UserRejection || seenTyped && a.typed() {
+			if r.Has(voice.Stop) {
+				add(cortex.SignalStop)
+			}
+			if r.Has(voice.Correction) || r.Has(voice.Scope) || r.Has(voice.Reminder) {
+				add(cortex.SignalCorrection)
+			}
+			if r.Has(voice.Revert) {
+				add(cortex.SignalRevert)
+			}
+			if r.Has(voice.Abuse) {
+				add(cortex.SignalAbuseTerm)
+			}
+		}
+		if len(sig) > 0 {
+			out = append(out, frictionAct{index: i, signals: sig})
+		}
+	}
+	return out
+}
+
+// earlyStop reports whether the interrupt acts[i] came right after the
+// user's own prompt, before the agent made any tool call.
+func earlyStop(acts []act, i int, calls []tcall) bool {
+	if calls == nil {
+		return false // not known yet: a candidate
+	}
+	a := acts[i]
+	for j := i - 1; j >= 0; j-- {
+		p := acts[j]
+		if p.Thread != a.Thread {
+			continue
+		}
+		if !p.typed() {
+			return false
+		}
+		if a.At.Sub(p.At) > earlyInterrupt {
+			return false
+		}
+		for _, c := range calls {
+			if c.Thread == a.Thread && c.Timestamp.After(p.At) && c.Timestamp.Before(a.At) && !loadsSkill(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// followsStop reports whether acts[i] comes right after an interrupt or a
+// refusal (no other typed act between).
+func followsStop(acts []act, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		p := acts[j]
+		if acts[i].At.Sub(p.At) > reasonAfter {
+			return false
+		}
+		if p.Kind == cortex.UserInterrupt || p.Kind == cortex.UserRejection {
+			return true
+		}
+		if p.typed() {
+			return false
+		}
+	}
+	return false
+}
+
+// frictionGroup is what the friction lens keeps of a group.
+type frictionGroup struct {
+	acts []act // the session's acts
+	hits map[int64][]string
+}
+
+// group reads every session the candidates touch, whole, finds its
+// friction acts, groups them by gap, charges each group to what was active,
+// and returns the groups that overlap the range.
+func (l frictionLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error) {
+	vr := newVoiceReader(db)
+	var wantSkills map[string]bool
+	if p.Skill != "" {
+		names, err := skillNames(ctx, db, p.Skill)
+		if err != nil {
+			return nil, err
+		}
+		wantSkills = map[string]bool{}
+		for _, n := range names {
+			wantSkills[n] = true
+		}
+	}
+	var out []*group
+	for _, sk := range sessionKeys(ms) {
+		if sk.Session == "" {
+			continue
+		}
+		sv, err := vr.session(ctx, sqlite.SessionScope{Tool: sk.Tool, Session: sk.Session, Host: sk.Host})
+		if err != nil {
+			return nil, err
+		}
+		if len(sv.acts) == 0 {
+			continue
+		}
+		// Tool calls only matter around friction: read them over the span
+		// from the turn of the first possible friction act to the last.
+		pre := frictionSignals(sv.acts, nil)
+		if len(pre) == 0 {
+			continue
+		}
+		from := turnStart(sv.acts, pre[0].index)
+		to := sv.acts[pre[len(pre)-1].index].At
+		calls, _, err := vr.calls(ctx, sv, from, to)
+		if err != nil {
+			return nil, err
+		}
+		if calls == nil {
+			calls = []tcall{}
+		}
+		hits := frictionSignals(sv.acts, calls)
+		if len(hits) == 0 {
+			continue
+		}
+		fg := &frictionGroup{acts: sv.acts, hits: map[int64][]string{}}
+		var fm []member
+		key := groupKey{Tool: sk.Tool, Host: sk.Host, Session: sk.Session, Project: sessionProject(sv)}
+		for _, h := range hits {
+			a := sv.acts[h.index]
+			fg.hits[a.ID] = h.signals
+			fm = append(fm, member{ID: a.ID, LogID: a.LogID, At: a.At, Kind: a.Kind, Key: key})
+		}
+		for _, g := range groupMembers(fm, window) {
+			if !overlaps(g.First, g.Last, p.Since, p.Until) {
+				continue
+			}
+			if p.Project != "" && g.Key.Project != p.Project {
+				continue
+			}
+			g.lens = fg
+			detectFriction(g, fg)
+			hooks, err := db.SessionHookRuns(ctx, sv.scope, g.First.Add(-window), g.Last, 100)
+			if err != nil {
+				return nil, err
+			}
+			g.Attributed = attribute(g, sv, calls, hooks)
+			if wantSkills != nil && !slices.ContainsFunc(g.Attributed, func(a cortex.Attribution) bool {
+				return (a.Kind == SubjectSkill || a.Kind == SubjectCommand) && wantSkills[a.Name]
+			}) {
+				continue
+			}
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// detectFriction sets a group's signals, anchors and voice.
+func detectFriction(g *group, fg *frictionGroup) {
+	g.Signals = map[string]int{}
+	g.EventCount = len(g.Members)
+	g.SignalEnd = g.Last
+	for _, m := range g.Members {
+		for _, s := range fg.hits[m.ID] {
+			g.addAnchor(m.LogID, m.At, s, "")
+		}
+	}
+	for _, a := range fg.acts {
+		if within(a.At, g.First, g.Last) {
+			g.Voice = append(g.Voice, a.LogID)
+		}
+	}
+	for _, a := range fg.acts {
+		if a.At.After(g.Last) && a.typed() && a.At.Sub(g.Last) <= reactionAfter {
+			g.Reaction = a.LogID
+			break
+		}
+	}
+}
+
+// attribute charges a friction group to what was active at each of its
+// acts: the skill runs whose scope covers it (or whose reaction it is),
+// the MCP tool the user refused or that ran last before the act in its
+// turn, and a hook that failed or blocked in the turn before it.
+func attribute(g *group, sv *sessionView, calls []tcall, hooks []sqlite.HookRun) []cortex.Attribution {
+	byKey := map[[2]string]*cortex.Attribution{}
+	var order [][2]string
+	charge := func(kind, name, why string) {
+		k := [2]string{kind, name}
+		a := byKey[k]
+		if a == nil {
+			a = &cortex.Attribution{Kind: kind, Name: name, Why: why}
+			byKey[k] = a
+			order = append(order, k)
+		}
+		a.Acts++
+	}
+	idx := map[int64]int{}
+	for i, a := range sv.acts {
+		idx[a.ID] = i
+	}
+	for _, m := range g.Members {
+		i, ok := idx[m.ID]
+		if !ok {
+			continue
+		}
+		a := sv.acts[i]
+		turn := turnStart(sv.acts, i)
+		for _, r := range sv.runs {
+			switch {
+			case r.Reaction == i:
+				charge(r.Kind, r.Name, "the user's reaction right after the "+r.Kind+" ran")
+			case r.covers(a.At) && (r.Thread == a.Thread || a.Thread == "" && !a.typed()):
+				charge(r.Kind, r.Name, r.Kind+" active (in its scope)")
+			}
+		}
+		var last *tcall
+		for j := range calls {
+			c := &calls[j]
+			if a.CallID != "" && c.CallID == a.CallID {
+				last = c
+				break
+			}
+			if c.Thread == a.Thread && c.Timestamp.After(turn) && !c.Timestamp.After(a.At) {
+				last = c
+			}
+		}
+		if last != nil && last.MCPServer != "" {
+			why := "the last tool call before the user's act"
+			if a.CallID != "" && last.CallID == a.CallID {
+				why = "the call the user refused"
+			}
+			charge("mcp", last.MCPServer+"/"+last.MCPTool, why)
+		}
+		for _, h := range hooks {
+			failed := h.Status == cortex.HookFailed || h.Status == cortex.HookBlocked || h.Status == cortex.HookError ||
+				h.Status == cortex.HookSuccess && h.ExitCode != nil && *h.ExitCode != 0
+			if failed && h.Timestamp.After(turn) && !h.Timestamp.After(a.At) {
+				name := h.Name
+				if name == "" {
+					name = h.Event
+				}
+				charge("hook", name, fmt.Sprintf("hook %s just before", h.Status))
+			}
+		}
+	}
+	out := make([]cortex.Attribution, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byKey[k])
+	}
+	return out
+}
+
+// turnStart is when the turn of acts[i] began: the user's previous typed
+// act (or the zero time).
+func turnStart(acts []act, i int) time.Time {
+	for j := i - 1; j >= 0; j-- {
+		if acts[j].typed() {
+			return acts[j].At
+		}
+	}
+	return time.Time{}
+}
+
+// isIncident: a verdict (anything but a weak signal), or two weak acts.
+func (frictionLens) isIncident(g *group, p *cortex.IncidentParams) bool {
+	weak := 0
+	for s, n := range g.Signals {
+		if n == 0 {
+			continue
+		}
+		if !slices.Contains(weakSignals, s) {
+			return true
+		}
+		weak += n
+	}
+	return weak >= 2 || p.IncidentID != "" && weak > 0
+}
+
+// Score weights of the friction lens: the cost to the user.
+const (
+	weightFrictionStop       = 20 // interrupt, refusal, "stop", per act, at most 3 each
+	weightFrictionRevert     = 20
+	weightFrictionCorrection = 15
+	weightFrictionReason     = 5 // a refusal that says why
+	weightFrictionReask      = 10
+	weightFrictionWeak       = 5
+	weightFrictionAbuse      = 5 // × the strongest intensity
+)
+
+func (frictionLens) score(g *group) float64 {
+	s := g.Signals
+	fg, _ := g.lens.(*frictionGroup)
+	intensity, reasons := 0, 0
+	if fg != nil {
+		for _, a := range fg.acts {
+			if _, hit := fg.hits[a.ID]; !hit || !within(a.At, g.First, g.Last) {
+				continue
+			}
+			intensity = max(intensity, a.Reading.Intensity)
+			if a.Kind == cortex.UserRejection && a.Text != "" {
+				reasons++
+			}
+		}
+	}
+	variety := len(g.present())
+	return float64((min(s[cortex.SignalInterrupt], capVoice)+min(s[cortex.SignalRejection], capVoice)+
+		min(s[cortex.SignalStop], capVoice))*weightFrictionStop + min(s[cortex.SignalRevert], capVoice)*weightFrictionRevert +
+		min(s[cortex.SignalCorrection], capVoice)*weightFrictionCorrection + min(reasons, capVoice)*weightFrictionReason +
+		min(s[cortex.SignalRepeatedRequest], capVoice)*weightFrictionReask +
+		min(s[cortex.SignalDissatisfied], capVoice)*weightFrictionWeak + intensity*weightFrictionAbuse + variety*weightVariety)
+}
+
+func (frictionLens) label(score float64) string { return skillLabel(score) }
+
+func (frictionLens) subject(groupKey, *cortex.Incident) {}
+
+func (frictionLens) extras(context.Context, *sqlite.DB, *group, *cortex.Bundle) error { return nil }
+
+func (frictionLens) subjectFirst(*cortex.IncidentParams) bool { return false }
+
+func (frictionLens) describe(p *cortex.IncidentParams) string {
+	if p.Skill != "" {
+		return fmt.Sprintf("friction charged to skill %q", p.Skill)
+	}
+	return "the selection"
+}
+
+func (frictionLens) usage(context.Context, *sqlite.DB, *cortex.IncidentParams) (usageReport, error) {
+	return usageReport{}, nil
+}
+
+func (frictionLens) suggest(_ context.Context, _ *sqlite.DB, p *cortex.IncidentParams) (string, []string) {
+	var out []string
+	if p.Skill != "" {
+		out = append(out, "drop the skill filter: friction charged to nothing else is listed without it")
+	}
+	return "no interrupts, refusals, corrections or undo requests from the user with these filters",
+		append(out, "check that user events exist: cortex ai backfill --kinds users")
+}
+
+// attributionText renders attributions for a one-line listing.
+func attributionText(as []cortex.Attribution) string {
+	if len(as) == 0 {
+		return "—"
+	}
+	parts := make([]string, 0, len(as))
+	for _, a := range as {
+		parts = append(parts, a.Kind+" "+a.Name)
+	}
+	return strings.Join(parts, ", ")
+}

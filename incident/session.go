@@ -1,0 +1,116 @@
+package incident
+
+import (
+	"context"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/phrase"
+	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/voice"
+)
+
+// Bounds of the per-session reads.
+const (
+	sessionUserRowsCap    = 2_000
+	sessionToolCallsCap   = 10_000
+	sessionSkillEventsCap = 10_000
+)
+
+// sessionView is what the user-voice lenses read of one session: every act
+// of the human and every skill event (both small), scoped into skill runs.
+// Tool calls are read per span (calls), as they are many.
+type sessionView struct {
+	scope   sqlite.SessionScope
+	project string
+	acts    []act
+	skills  []sqlite.SessionSkill
+	runs    []*skillRun
+	// truncated is set when a cap cut the session's acts or skill events.
+	truncated bool
+}
+
+// voiceReader reads sessions for one engine pass: the abuse terms, and the
+// store's known skill names (read once, only when an announced skill needs
+// them).
+type voiceReader struct {
+	db    *sqlite.DB
+	abuse *phrase.Set
+	known map[string]bool
+}
+
+func newVoiceReader(db *sqlite.DB) *voiceReader {
+	return &voiceReader{db: db, abuse: phrase.NewSet(voice.DefaultAbuseTerms...)}
+}
+
+// session reads one session's acts and skill events and scopes its runs.
+func (v *voiceReader) session(ctx context.Context, s sqlite.SessionScope) (*sessionView, error) {
+	rows, err := v.db.SessionUserActs(ctx, s, time.Time{}, time.Time{}, sessionUserRowsCap+1)
+	if err != nil {
+		return nil, err
+	}
+	sv := &sessionView{scope: s}
+	if len(rows) > sessionUserRowsCap {
+		rows, sv.truncated = rows[:sessionUserRowsCap], true
+	}
+	sv.acts = toActs(rows, v.abuse)
+	if sv.skills, err = v.db.SessionSkillEvents(ctx, s, sessionSkillEventsCap+1); err != nil {
+		return nil, err
+	}
+	if len(sv.skills) > sessionSkillEventsCap {
+		sv.skills, sv.truncated = sv.skills[:sessionSkillEventsCap], true
+	}
+	var known map[string]bool
+	for _, e := range sv.skills {
+		if e.Kind == cortex.SkillCodexAnnounced {
+			if v.known == nil {
+				if v.known, err = v.db.KnownSkillNames(ctx); err != nil {
+					return nil, err
+				}
+			}
+			known = v.known
+			break
+		}
+	}
+	for _, e := range sv.skills {
+		if e.Project != "" {
+			sv.project = e.Project
+		}
+	}
+	sv.runs = buildRuns(sv.skills, sv.acts, known)
+	return sv, nil
+}
+
+// calls reads and classifies the session's tool calls in [from, to] (the
+// zero time leaves a side open).
+func (v *voiceReader) calls(ctx context.Context, sv *sessionView, from, to time.Time) ([]tcall, bool, error) {
+	cs, err := v.db.SessionCalls(ctx, sv.scope, from, to, sessionToolCallsCap+1)
+	if err != nil {
+		return nil, false, err
+	}
+	truncated := len(cs) > sessionToolCallsCap
+	if truncated {
+		cs = cs[:sessionToolCallsCap]
+	}
+	return classifyCalls(cs, sv.acts), truncated, nil
+}
+
+// lastActivity is the last instant of the run's scope that shows the
+// agent working: its last skill event, call or act in its thread.
+func lastActivity(r *skillRun, acts []act, calls []tcall) time.Time {
+	last := r.LastLive
+	for _, c := range calls {
+		if c.Thread == r.Thread && r.covers(c.Timestamp) && c.Timestamp.After(last) {
+			last = c.Timestamp
+		}
+		if c.Thread == r.Thread && !c.ResultTimestamp.IsZero() && r.covers(c.ResultTimestamp) && c.ResultTimestamp.After(last) {
+			last = c.ResultTimestamp
+		}
+	}
+	for _, a := range acts {
+		if a.Thread == r.Thread && r.covers(a.At) && a.At.After(last) {
+			last = a.At
+		}
+	}
+	return last
+}

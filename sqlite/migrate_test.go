@@ -1,0 +1,79 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+)
+
+// A store written by a version before the user events (schema 6) gets the
+// agent thread of its events from their rows, and asks for a backfill of
+// user events (rows stored without them).
+func TestMigrationToUserEvents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.version > 6 {
+			break
+		}
+		if _, err := raw.Exec(m.sql); err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		if _, err := raw.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 'x')`, m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO logs(id, timestamp, hostname, received_at, ai_tool, ai_session_id, ai_agent_id) VALUES
+			(1, '2026-01-01T00:00:00.000Z', 'h', 'x', 'claude', 's', NULL),
+			(2, '2026-01-01T00:00:01.000Z', 'h', 'x', 'claude', 's', 'a7'),
+			(3, '2026-01-01T00:00:02.000Z', 'h', 'x', 'claude', 's', NULL)`,
+		`UPDATE logs SET metadata_json = '{"sidechain":true}' WHERE id = 3`,
+		`INSERT INTO ai_skill_events(log_id, ai_tool, ai_session_id, hostname, timestamp, skill_name, event_kind, evidence_kind)
+			VALUES (1, 'claude', 's', 'h', '2026-01-01T00:00:00.000Z', 'run', 'claude_skill_tool', 'structured_json_field'),
+			       (2, 'claude', 's', 'h', '2026-01-01T00:00:01.000Z', 'run', 'claude_skill_tool', 'structured_json_field')`,
+		`INSERT INTO ai_mcp_events(call_log_id, result_log_id, ai_tool, ai_session_id, hostname, timestamp, call_id, event_kind, status)
+			VALUES (NULL, 3, 'claude', 's', 'h', '2026-01-01T00:00:02.000Z', 'c1', 'claude_tool_result', 'error')`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check, _ := sql.Open("sqlite", path+"?_pragma=query_only(1)")
+	defer check.Close()
+	var a1, a2, a3 sql.NullString
+	if err := check.QueryRow(`SELECT (SELECT ai_agent_id FROM ai_skill_events WHERE log_id = 1), (SELECT ai_agent_id FROM ai_skill_events WHERE log_id = 2),
+		(SELECT ai_agent_id FROM ai_mcp_events WHERE call_id = 'c1')`).Scan(&a1, &a2, &a3); err != nil {
+		t.Fatal(err)
+	}
+	if a1.Valid || a2.String != "a7" || a3.String != ThreadSidechain {
+		t.Errorf("threads after migration: %v %v %v", a1, a2, a3)
+	}
+	kinds, err := db.PendingBackfills(context.Background())
+	if err != nil || len(kinds) != 1 || kinds[0] != "users" {
+		t.Errorf("pending backfills %v %v", kinds, err)
+	}
+	// A new, empty store asks for nothing.
+	fresh, _ := openTestDB(t)
+	if kinds, err := fresh.PendingBackfills(context.Background()); err != nil || len(kinds) != 0 {
+		t.Errorf("fresh store pending backfills %v %v", kinds, err)
+	}
+}

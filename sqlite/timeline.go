@@ -1,0 +1,336 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// UserAct is a stored user event (ai_user_events): one thing the human did.
+type UserAct struct {
+	ID        int64
+	LogID     int64
+	Tool      cortex.Tool
+	Project   string
+	Session   string
+	Host      string
+	Thread    string
+	Timestamp time.Time
+	Kind      string
+	Text      string
+	CallID    string
+	Source    string
+	Meta      map[string]string
+}
+
+const userActCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''), metadata_json`
+
+func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
+	if err != nil {
+		return nil, queryFailed(err, "user events")
+	}
+	defer rows.Close()
+	var out []UserAct
+	for rows.Next() {
+		var a UserAct
+		var tool, ts string
+		var meta sql.NullString
+		if err := rows.Scan(&a.ID, &a.LogID, &tool, &a.Project, &a.Session, &a.Host, &a.Thread, &ts, &a.Kind, &a.Text,
+			&a.CallID, &a.Source, &meta); err != nil {
+			return nil, queryFailed(err, "user events")
+		}
+		a.Tool, a.Timestamp, a.Meta = cortex.Tool(tool), parseStoredTime(ts), decodeMeta(meta)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// UserActCandidates returns the newest user events matching f (at most
+// f.Limit), newest first: the friction lens's candidate scan.
+func (db *DB) UserActCandidates(ctx context.Context, f CandidateFilter) ([]UserAct, error) {
+	w := f.where("")
+	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_time
+		WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...))
+}
+
+// SessionUserActs returns the user events of a session in [from, to] (the
+// zero time leaves a side open), in time order, at most limit.
+func (db *DB) SessionUserActs(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]UserAct, error) {
+	q, args := sessionRange(`SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
+	return collectActs(db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
+}
+
+// UserActsByLogID returns the user events of the given rows.
+func (db *DB) UserActsByLogID(ctx context.Context, logIDs []int64) ([]UserAct, error) {
+	if len(logIDs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(logIDs))
+	for i, id := range logIDs {
+		args[i] = id
+	}
+	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE log_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(logIDs)), ",")+`) ORDER BY timestamp, id`, args...))
+}
+
+// sessionRange appends the session-scope arguments and an optional time
+// range to q.
+func sessionRange(q string, s SessionScope, from, to time.Time) (string, []any) {
+	args := []any{s.Session, string(s.Tool), s.Host}
+	if !from.IsZero() {
+		q += ` AND timestamp >= ?`
+		args = append(args, cortex.FormatTime(from))
+	}
+	if !to.IsZero() {
+		q += ` AND timestamp <= ?`
+		args = append(args, cortex.FormatTime(to))
+	}
+	return q, args
+}
+
+// SessionSkill is a skill event as the engine scopes runs with it.
+type SessionSkill struct {
+	ID        int64
+	LogID     int64
+	Timestamp time.Time
+	Skill     string
+	Plugin    string
+	Path      string
+	Kind      string
+	Thread    string
+	Project   string
+	Meta      map[string]string
+}
+
+// SessionSkillEvents returns the skill events of a session in time order,
+// at most limit.
+func (db *DB) SessionSkillEvents(ctx context.Context, s SessionScope, limit int) ([]SessionSkill, error) {
+	rows, err := db.query(ctx, `SELECT id, log_id, timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''),
+		event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, ''), metadata_json FROM ai_skill_events
+		INDEXED BY idx_ai_skill_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? ORDER BY timestamp, id LIMIT ?`,
+		s.Session, string(s.Tool), s.Host, limit)
+	if err != nil {
+		return nil, queryFailed(err, "skill events")
+	}
+	defer rows.Close()
+	var out []SessionSkill
+	for rows.Next() {
+		var e SessionSkill
+		var ts string
+		var meta sql.NullString
+		if err := rows.Scan(&e.ID, &e.LogID, &ts, &e.Skill, &e.Plugin, &e.Path, &e.Kind, &e.Thread, &e.Project, &meta); err != nil {
+			return nil, queryFailed(err, "skill events")
+		}
+		e.Timestamp, e.Meta = parseStoredTime(ts), decodeMeta(meta)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// KnownSkillNames returns the skill names the store saw loaded as a skill
+// (any event but an announcement), to tell an announced name that is a
+// skill from one that is not.
+func (db *DB) KnownSkillNames(ctx context.Context) (map[string]bool, error) {
+	rows, err := db.query(ctx, `SELECT DISTINCT skill_name FROM ai_skill_events INDEXED BY idx_ai_skill_events_skill_time
+		WHERE event_kind <> ? LIMIT 100000`, cortex.SkillCodexAnnounced)
+	if err != nil {
+		return nil, queryFailed(err, "skills")
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, queryFailed(err, "skills")
+		}
+		out[s] = true
+	}
+	return out, rows.Err()
+}
+
+// SessionCall is a tool call with what the engine classifies it by.
+type SessionCall struct {
+	ToolCall
+	CallID    string
+	Thread    string
+	TurnID    string
+	Arguments string
+	Output    string
+	// ResultTimestamp is when the result arrived (zero when pending).
+	ResultTimestamp time.Time
+}
+
+// SessionCalls returns the tool calls of a session in [from, to] (by call
+// time; the zero time leaves a side open), in time order, at most limit.
+func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
+	q, args := sessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
+		COALESCE(arguments_json, ''), COALESCE(output_preview, ''), COALESCE(result_timestamp, '')
+		FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
+	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	defer rows.Close()
+	var out []SessionCall
+	for rows.Next() {
+		var c SessionCall
+		var ts, rts string
+		var callLog, resultLog, exit sql.NullInt64
+		var isErr int
+		if err := rows.Scan(&c.ID, &callLog, &resultLog, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &c.Status, &isErr, &exit,
+			&c.ErrorText, &c.CallID, &c.Thread, &c.TurnID, &c.Arguments, &c.Output, &rts); err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1
+		c.CallLogID, c.ResultLogID, c.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(exit)
+		if rts != "" {
+			c.ResultTimestamp = parseStoredTime(rts)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// HookRun is a runtime hook run as the friction lens attributes with it.
+type HookRun struct {
+	ID        int64
+	LogID     int64
+	Timestamp time.Time
+	Event     string
+	Name      string
+	Status    string
+	ExitCode  *int64
+}
+
+// SessionHookRuns returns the runtime hook runs of a session in [from, to]
+// whose status is not success, in time order, at most limit.
+func (db *DB) SessionHookRuns(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]HookRun, error) {
+	q, args := sessionRange(`SELECT id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''), status, exit_code
+		FROM ai_hook_events INDEXED BY idx_ai_hook_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND evidence_kind = 'runtime_transcript'
+		AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)`, s, from, to)
+	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, queryFailed(err, "hook events")
+	}
+	defer rows.Close()
+	var out []HookRun
+	for rows.Next() {
+		var h HookRun
+		var ts string
+		var exit sql.NullInt64
+		if err := rows.Scan(&h.ID, &h.LogID, &ts, &h.Event, &h.Name, &h.Status, &exit); err != nil {
+			return nil, queryFailed(err, "hook events")
+		}
+		h.Timestamp, h.ExitCode = parseStoredTime(ts), ptrInt64(exit)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// FirstPrompt returns the id of a session's first typed prompt or command
+// of the main thread (0: none).
+func (db *DB) FirstPrompt(ctx context.Context, s SessionScope) (int64, error) {
+	var id int64
+	err := db.queryRow(ctx, `SELECT id FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND ai_agent_id IS NULL AND event_kind IN (?, ?)
+		ORDER BY timestamp, id LIMIT 1`, s.Session, string(s.Tool), s.Host, cortex.UserPrompt, cortex.UserCommand).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, queryFailed(err, "user events")
+	}
+	return id, nil
+}
+
+// StoredRaw is a row's stored original record (compressed by rawcodec) and
+// what it is.
+type StoredRaw struct {
+	Tool cortex.Tool
+	Kind string
+	Raw  []byte
+}
+
+// RawRecords returns the stored original records of rows, by id.
+func (db *DB) RawRecords(ctx context.Context, ids []int64) (map[int64]StoredRaw, error) {
+	out := map[int64]StoredRaw{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.query(ctx, `SELECT id, COALESCE(ai_tool, ''), COALESCE(ai_kind, ''), raw FROM logs WHERE id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
+	if err != nil {
+		return nil, queryFailed(err, "raw records")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var r StoredRaw
+		var tool string
+		if err := rows.Scan(&id, &tool, &r.Kind, &r.Raw); err != nil {
+			return nil, queryFailed(err, "raw records")
+		}
+		r.Tool = cortex.Tool(tool)
+		out[id] = r
+	}
+	return out, rows.Err()
+}
+
+// ResultRows maps call rows to the rows of their results (tool calls whose
+// call row is one of callLogIDs and whose result is stored).
+func (db *DB) ResultRows(ctx context.Context, s SessionScope, callLogIDs []int64) (map[int64]int64, error) {
+	out := map[int64]int64{}
+	if len(callLogIDs) == 0 {
+		return out, nil
+	}
+	args := []any{s.Session, string(s.Tool), s.Host}
+	for _, id := range callLogIDs {
+		args = append(args, id)
+	}
+	rows, err := db.query(ctx, `SELECT call_log_id, result_log_id FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND result_log_id IS NOT NULL AND call_log_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(callLogIDs)), ",")+`)`, args...)
+	if err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c, r int64
+		if err := rows.Scan(&c, &r); err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		out[c] = r
+	}
+	return out, rows.Err()
+}
+
+// NextContextRow returns the first injected-context row (role context) of
+// a session at or after (t, afterID), within limit, or 0: the body Claude
+// Code expands a custom command into follows the command.
+func (db *DB) NextContextRow(ctx context.Context, s SessionScope, t time.Time, afterID int64, within time.Duration) (int64, error) {
+	var id int64
+	ts := cortex.FormatTime(t)
+	err := db.queryRow(ctx, `SELECT id FROM logs WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
+		AND timestamp >= ? AND timestamp <= ? AND NOT (timestamp = ? AND id <= ?) AND ai_role = 'context' AND ai_kind = 'user:meta'
+		ORDER BY timestamp, id LIMIT 1`, s.Session, string(s.Tool), s.Host, ts, cortex.FormatTime(t.Add(within)), ts, afterID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, queryFailed(err, "rows")
+	}
+	return id, nil
+}

@@ -1,0 +1,303 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// The reads of the session and row viewers: one session's rows in time
+// order, page by page, and one row with everything known about it.
+
+// transcriptRowFilter leaves empty thinking rows out of transcripts: the
+// harness records that reasoning happened without its text.
+const transcriptRowFilter = ` AND NOT (ai_role = 'thinking' AND message = '')`
+
+const sessionViewCols = `ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
+	rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, ''),
+	COALESCE(title, ''), COALESCE(first_prompt, '')`
+
+// scanSession reads a session row: its counters, its title (its
+// summary, else its first typed prompt) and its duration.
+func scanSession(rows *sql.Rows) (cortex.Session, error) {
+	var s cortex.Session
+	var tool, title, prompt string
+	err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
+		&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath, &title, &prompt)
+	s.Tool = cortex.Tool(tool)
+	switch {
+	case title != "":
+		s.Title, s.TitleSource = title, "summary"
+	case prompt != "":
+		s.Title, s.TitleSource = prompt, "first_prompt"
+	}
+	if first, err1 := cortex.ParseTimestamp(s.FirstSeen); err1 == nil {
+		if last, err2 := cortex.ParseTimestamp(s.LastSeen); err2 == nil {
+			s.DurationSecs = last.Sub(first).Seconds()
+		}
+	}
+	return s, err
+}
+
+// maxSessionMatches bounds FindSessions.
+const maxSessionMatches = 10
+
+// FindSessions returns the sessions whose id is id, or else starts with
+// it (a prefix of at least 4 characters), narrowed by tool and host when
+// set; at most maxSessionMatches, most recent first.
+func (db *DB) FindSessions(ctx context.Context, id string, tool cortex.Tool, host string) ([]cortex.Session, error) {
+	var w where
+	if tool != "" {
+		w.add("ai_tool = ?", string(tool))
+	}
+	if host != "" {
+		w.add("hostname = ?", host)
+	}
+	find := func(cond string, args ...any) ([]cortex.Session, error) {
+		rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE `+cond+w.sql()+
+			` ORDER BY last_seen DESC LIMIT ?`, append(append(args, w.args...), maxSessionMatches)...)
+		return collect(rows, err, "sessions", scanSession)
+	}
+	out, err := find("ai_session_id = ?", id)
+	if err != nil || len(out) > 0 || len(id) < 4 {
+		return out, err
+	}
+	return find(`ai_session_id LIKE ? ESCAPE '\'`, likeEscape(id)+"%")
+}
+
+const transcriptCols = `id, timestamp, COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''),
+	COALESCE(ai_agent_id, ''), is_error, severity, COALESCE(source_line, 0), message, metadata_json`
+
+func scanTranscriptRow(rows *sql.Rows, maxBytes int) (cortex.TranscriptRow, error) {
+	var r cortex.TranscriptRow
+	var role, sev string
+	var isErr int
+	var meta sql.NullString
+	if err := rows.Scan(&r.ID, &r.Timestamp, &role, &r.Kind, &r.ToolName, &r.AgentID, &isErr, &sev, &r.Line, &r.Text,
+		&meta); err != nil {
+		return r, err
+	}
+	r.Role, r.Severity, r.IsError = cortex.Role(role), cortex.Severity(sev), isErr == 1
+	m := decodeMeta(meta)
+	r.Model, r.Sidechain, r.StoredTruncated = m["model"], m["sidechain"] == "true", m["text_truncated"] == "true"
+	r.TextBytes = len(r.Text)
+	if maxBytes > 0 && len(r.Text) > maxBytes {
+		r.Text, r.TextTruncated = cortex.CutUTF8(r.Text, maxBytes), true
+	}
+	return r, nil
+}
+
+// sessionWhere selects a session's transcript rows.
+const sessionWhere = `ai_session_id = ? AND ai_tool = ? AND hostname = ?` + transcriptRowFilter
+
+func (s SessionScope) args() []any { return []any{s.Session, string(s.Tool), s.Host} }
+
+// TranscriptRows returns a page of a session's rows in (timestamp, id)
+// order: the first page, the rows after or before a row, or a page around
+// a row (a quarter of the page before it). A row id that is not a row of
+// the session's transcript is a not-found error. Limit must be clamped.
+func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cortex.TranscriptPage, error) {
+	page := cortex.TranscriptPage{Rows: []cortex.TranscriptRow{}}
+	s := SessionScope{Tool: q.Tool, Session: q.Session, Host: q.Host}
+	var pivot int64
+	for _, id := range []int64{q.AfterID, q.BeforeID, q.AroundID} {
+		if id != 0 {
+			pivot = id
+		}
+	}
+	var pts string
+	if pivot != 0 {
+		err := db.r.QueryRowContext(ctx, `SELECT timestamp FROM logs WHERE id = ? AND `+sessionWhere,
+			append([]any{pivot}, s.args()...)...).Scan(&pts)
+		if errors.Is(err, sql.ErrNoRows) {
+			return page, cortex.Errorf(cortex.CodeNotFound, "row %d is not a transcript row of session %s", pivot, q.Session)
+		}
+		if err != nil {
+			return page, queryFailed(err, "session rows")
+		}
+	}
+	read := func(cond string, args []any, desc bool, limit int) ([]cortex.TranscriptRow, bool, error) {
+		order := ` ORDER BY timestamp, id`
+		if desc {
+			order = ` ORDER BY timestamp DESC, id DESC`
+		}
+		rows, err := db.r.QueryContext(ctx, `SELECT `+transcriptCols+` FROM logs INDEXED BY idx_logs_session_time WHERE `+
+			sessionWhere+cond+order+` LIMIT ?`, append(append(s.args(), args...), limit+1)...)
+		if err != nil {
+			return nil, false, queryFailed(err, "session rows")
+		}
+		defer rows.Close()
+		var out []cortex.TranscriptRow
+		more := false
+		for rows.Next() {
+			if len(out) == limit {
+				more = true
+				break
+			}
+			r, err := scanTranscriptRow(rows, q.MaxBytes)
+			if err != nil {
+				return nil, false, queryFailed(err, "session rows")
+			}
+			out = append(out, r)
+		}
+		if desc {
+			slices.Reverse(out)
+		}
+		return out, more, rows.Err()
+	}
+	const after, atOrAfter = ` AND (timestamp > ? OR (timestamp = ? AND id > ?))`, ` AND (timestamp > ? OR (timestamp = ? AND id >= ?))`
+	const before = ` AND (timestamp < ? OR (timestamp = ? AND id < ?))`
+	pargs := []any{pts, pts, pivot}
+	var err error
+	switch {
+	case q.AfterID != 0:
+		page.Rows, page.HasAfter, err = read(after, pargs, false, q.Limit)
+		page.HasBefore = true
+	case q.BeforeID != 0:
+		page.Rows, page.HasBefore, err = read(before, pargs, true, q.Limit)
+		page.HasAfter = true
+	case q.AroundID != 0:
+		var head, tail []cortex.TranscriptRow
+		head, page.HasBefore, err = read(before, pargs, true, q.Limit/4)
+		if err == nil {
+			tail, page.HasAfter, err = read(atOrAfter, pargs, false, q.Limit-len(head))
+		}
+		page.Rows = append(head, tail...)
+	default:
+		page.Rows, page.HasAfter, err = read("", nil, false, q.Limit)
+	}
+	if err != nil {
+		return page, err
+	}
+	if page.Rows == nil {
+		page.Rows = []cortex.TranscriptRow{}
+	}
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere,
+		s.args()...).Scan(&page.RowsTotal); err != nil {
+		return page, queryFailed(err, "session rows")
+	}
+	switch {
+	case len(page.Rows) == 0 && q.BeforeID == 0:
+		page.Offset = page.RowsTotal
+	case len(page.Rows) > 0 && page.HasBefore:
+		first := page.Rows[0]
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere+before,
+			append(s.args(), first.Timestamp, first.Timestamp, first.ID)...).Scan(&page.Offset); err != nil {
+			return page, queryFailed(err, "session rows")
+		}
+	}
+	return page, nil
+}
+
+// TranscriptEvents are the events of a span of a session.
+type TranscriptEvents struct {
+	Tools  []cortex.ToolEventRow
+	Skills []cortex.SkillEventRow
+	Hooks  []cortex.HookEventRow
+}
+
+// maxTranscriptEvents bounds each kind of TranscriptEvents.
+const maxTranscriptEvents = 5000
+
+// SessionEvents returns the tool calls, skill events and hook runs of a
+// session in [from, to], in time order (each kind at most
+// maxTranscriptEvents).
+func (db *DB) SessionEvents(ctx context.Context, s SessionScope, from, to time.Time) (TranscriptEvents, error) {
+	var ev TranscriptEvents
+	var err error
+	if ev.Tools, err = db.SessionToolEvents(ctx, s, from, to, false, maxTranscriptEvents); err != nil {
+		return ev, err
+	}
+	span := []any{s.Session, cortex.FormatTime(from), cortex.FormatTime(to), string(s.Tool), s.Host, maxTranscriptEvents}
+	const cond = ` WHERE ai_session_id = ? AND timestamp >= ? AND timestamp <= ? AND ai_tool = ? AND hostname = ?
+		ORDER BY timestamp, id LIMIT ?`
+	skills, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events`+cond, span[:5],
+		maxTranscriptEvents, scanSkillEvent, nil)
+	if err != nil {
+		return ev, err
+	}
+	ev.Skills = skills.Events
+	rows, err := db.r.QueryContext(ctx, `SELECT `+hookEventCols+` FROM ai_hook_events`+cond, span...)
+	ev.Hooks, err = collect(rows, err, "hook events", scanHookEvent)
+	return ev, err
+}
+
+// Row returns one stored row with its extracted events and neighbours,
+// its text cut to maxText bytes (0: whole), and its original record as
+// stored (rawcodec-encoded). An unknown id is a not-found error.
+func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail, []byte, error) {
+	var r cortex.RowDetail
+	var tool, role, sev string
+	var isErr int
+	var meta sql.NullString
+	var raw []byte
+	err := db.r.QueryRowContext(ctx, `SELECT id, timestamp, hostname, COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
+		COALESCE(ai_session_id, ''), COALESCE(ai_transcript_path, ''), COALESCE(source_line, 0), COALESCE(ai_role, ''),
+		COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''), COALESCE(ai_agent_id, ''), is_error, severity, COALESCE(app_name, ''),
+		COALESCE(facility, ''), source, received_at, metadata_json, message, raw FROM logs WHERE id = ?`, id).Scan(
+		&r.ID, &r.Timestamp, &r.Hostname, &tool, &r.Project, &r.SessionID, &r.TranscriptPath, &r.Line, &role, &r.Kind,
+		&r.ToolName, &r.AgentID, &isErr, &sev, &r.AppName, &r.Facility, &r.Source, &r.ReceivedAt, &meta, &r.Text, &raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, nil, cortex.Errorf(cortex.CodeNotFound, "no row %d", id)
+	}
+	if err != nil {
+		return r, nil, queryFailed(err, "rows")
+	}
+	r.Tool, r.Role, r.Severity, r.IsError, r.Metadata = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1,
+		decodeMeta(meta)
+	r.TextBytes = len(r.Text)
+	if maxText > 0 && len(r.Text) > maxText {
+		r.Text, r.TextTruncated = cortex.CutUTF8(r.Text, maxText), true
+	}
+	r.SkillEvents, r.ToolEvents, r.HookEvents = []cortex.SkillEventRow{}, []cortex.ToolEventRow{}, []cortex.HookEventRow{}
+	if r.Tool == "" || r.SessionID == "" {
+		return r, raw, nil
+	}
+	s := SessionScope{Tool: r.Tool, Session: r.SessionID, Host: r.Hostname}
+	if err := db.neighbours(ctx, s, &r); err != nil {
+		return r, nil, err
+	}
+	sk, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND log_id = ? ORDER BY id LIMIT ?`,
+		append(s.args(), id), 100, scanSkillEvent, nil)
+	if err != nil {
+		return r, nil, err
+	}
+	r.SkillEvents = sk.Events
+	te, err := listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND (call_log_id = ? OR result_log_id = ?) ORDER BY id LIMIT ?`,
+		append(s.args(), id, id), 100, scanToolEvent, nil)
+	if err != nil {
+		return r, nil, err
+	}
+	r.ToolEvents = te.Events
+	he, err := listRows(ctx, db.r, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE log_id = ? ORDER BY id LIMIT ?`,
+		[]any{id}, 100, scanHookEvent, nil)
+	if err != nil {
+		return r, nil, err
+	}
+	r.HookEvents = he.Events
+	return r, raw, nil
+}
+
+// neighbours sets the previous and next transcript rows of r's session.
+func (db *DB) neighbours(ctx context.Context, s SessionScope, r *cortex.RowDetail) error {
+	for _, q := range []struct {
+		dst  *int64
+		cond string
+	}{
+		{&r.PrevID, ` AND (timestamp < ? OR (timestamp = ? AND id < ?)) ORDER BY timestamp DESC, id DESC LIMIT 1`},
+		{&r.NextID, ` AND (timestamp > ? OR (timestamp = ? AND id > ?)) ORDER BY timestamp, id LIMIT 1`},
+	} {
+		err := db.r.QueryRowContext(ctx, `SELECT id FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere+q.cond,
+			append(s.args(), r.Timestamp, r.Timestamp, r.ID)...).Scan(q.dst)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return queryFailed(err, "session rows")
+		}
+	}
+	return nil
+}
