@@ -78,9 +78,9 @@ type Action struct {
 	// NotOnMCP, when set, says why the action is no MCP tool (REST and the
 	// CLI serve it).
 	NotOnMCP string
-	params reflect.Type
-	schema *jsonschema.Schema
-	result *jsonschema.Schema
+	params   reflect.Type
+	schema   *jsonschema.Schema
+	result   *jsonschema.Schema
 	// resultName names the result type in documents (OpenAPI components).
 	resultName string
 	run        func(ctx context.Context, s *Service, c Caller, p any) (any, error)
