@@ -78,6 +78,12 @@ type Action struct {
 	// NotOnMCP, when set, says why the action is no MCP tool (REST and the
 	// CLI serve it).
 	NotOnMCP string
+	// Destructive actions delete stored data (a write action that is not
+	// destructive only adds or rewrites).
+	Destructive bool
+	// unlisted are parameters the MCP tool accepts without listing them,
+	// with why (see Action.Unlisted).
+	unlisted map[string]string
 	params   reflect.Type
 	schema   *jsonschema.Schema
 	result   *jsonschema.Schema
@@ -234,6 +240,12 @@ func skillEventsResult(a *Action) {
 	a.result = s
 }
 
+// destructive marks an action as deleting stored data.
+func destructive(a Action) Action {
+	a.Destructive = true
+	return a
+}
+
 // Schema returns the JSON schema of the action's parameters (a copy).
 func (a Action) Schema() *jsonschema.Schema { return a.schema.CloneSchemas() }
 
@@ -305,18 +317,39 @@ func (a Action) Doc(param string) string {
 	return ""
 }
 
-// Tuning reports whether a parameter tunes the answer (group gaps,
-// correlation windows, text bounds, score floors) rather than selects
-// it. MCP tools accept such parameters but do not list them: every listed
-// parameter costs tokens in every agent session, and the defaults suit an
-// agent. REST, the CLI and the docs show them.
-func (a Action) Tuning(param string) bool {
+// Unlisted says why the MCP tool of the action accepts a parameter but
+// does not list it ("" when it lists it): every listed parameter costs
+// tokens in every agent session. Parameters that tune the answer rather
+// than select it (group gaps, correlation windows, text bounds, score
+// floors; tag tuning:"true") are "tuning": the defaults suit an agent.
+// An action can leave out more (see the Unlisted option). REST, the CLI
+// and the docs show them all.
+func (a Action) Unlisted(param string) string {
+	if why := a.unlisted[param]; why != "" {
+		return why
+	}
 	for _, f := range fields(a.params) {
-		if f.name == param {
-			return f.tuning
+		if f.name == param && f.tuning {
+			return "tuning"
 		}
 	}
-	return false
+	return ""
+}
+
+// Unlisted keeps params out of the action's MCP tool schema, for why
+// (they are still accepted; see Action.Unlisted).
+func Unlisted(why string, params ...string) Option {
+	return func(a *Action) {
+		if a.unlisted == nil {
+			a.unlisted = map[string]string{}
+		}
+		for _, p := range params {
+			if a.schema.Properties[p] == nil {
+				panic(fmt.Sprintf("action %s: no parameter %s to leave unlisted", a.Name, p))
+			}
+			a.unlisted[p] = why
+		}
+	}
 }
 
 // Aliases maps the older names parameters are still accepted under to

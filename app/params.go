@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/report"
 )
 
 // The parameters of the actions. Their JSON schemas (and so the MCP tool
@@ -21,7 +22,7 @@ type ScopeParams struct {
 	Project string `json:"project,omitempty" doc:"only this project (as stored, e.g. a repository path)"`
 	Session string `json:"session,omitempty" doc:"only this session id"`
 	Host    string `json:"host,omitempty" doc:"only this host"`
-	Since   string `json:"since,omitempty" jsonschema:"30m, 7d, today, 2026-11-30, RFC 3339" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
+	Since   string `json:"since,omitempty" jsonschema:"e.g. 7d, today, 2026-11-30" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
 	Until   string `json:"until,omitempty" jsonschema:"as since" doc:"older than (same forms as since)"`
 }
 
@@ -73,7 +74,7 @@ type SearchParams struct {
 	Project string `json:"project,omitempty" doc:"only this project"`
 	Session string `json:"session,omitempty" doc:"only this session id"`
 	Role    string `json:"role,omitempty" doc:"only rows of this role"`
-	Since   string `json:"since,omitempty" jsonschema:"30m, 7d, today, 2026-11-30, RFC 3339" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
+	Since   string `json:"since,omitempty" jsonschema:"e.g. 7d, today, 2026-11-30" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
 	Until   string `json:"until,omitempty" jsonschema:"as since" doc:"older than (same forms as since)"`
 	Rank    bool   `json:"rank,omitempty" jsonschema:"by relevance" doc:"order by relevance instead of newest first"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"20, max 500" doc:"maximum hits (default 20, max 500)"`
@@ -85,7 +86,7 @@ type SessionsParams struct {
 	Agent   string `json:"agent,omitempty" alias:"tool" doc:"only this agent: claude, codex or gemini (older name: tool)"`
 	Project string `json:"project,omitempty" doc:"only this project"`
 	Host    string `json:"host,omitempty" doc:"only this host"`
-	Since   string `json:"since,omitempty" jsonschema:"active since: 30m, 7d, today, 2026-11-30, RFC 3339" doc:"active since: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
+	Since   string `json:"since,omitempty" jsonschema:"active since: e.g. 7d, today" doc:"active since: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
 	Until   string `json:"until,omitempty" jsonschema:"started before (as since)" doc:"started before (same forms as since)"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"50, max 1000" doc:"maximum sessions (default 50, max 1000)"`
 	PageParams
@@ -220,6 +221,7 @@ type BundleBoundsParams struct {
 // return them whole.
 type InvestigateBoundsParams struct {
 	BundleBoundsParams
+	ReportParams
 	Detail bool `json:"detail,omitempty" jsonschema:"full evidence" doc:"the full evidence bundles instead of their summaries (findings, anchors, counts, ids)"`
 }
 
@@ -243,6 +245,12 @@ type SkillAssessParams struct {
 	IncidentFilterParams
 	SkillSubjectParams
 	BundleBoundsParams
+	ReportParams
+}
+
+// ReportParams ask for a Markdown report instead of the JSON evidence.
+type ReportParams struct {
+	Format string `json:"format,omitempty" doc:"json (default) or md: a Markdown report in the answer's report field (for an issue or a PR; the bundles are then left out)"`
 }
 
 // AbuseIncidentsParams are the parameters of abuse_incidents.
@@ -365,12 +373,37 @@ func (s *Service) listIncidents(ctx context.Context, lens string, f IncidentFilt
 // b.Detail.
 func (s *Service) investigateLens(ctx context.Context, lens string, f IncidentFilterParams, subj subject,
 	b InvestigateBoundsParams) (cortex.Investigation, error) {
+	md, err := markdownFormat(b.Format)
+	if err != nil {
+		return cortex.Investigation{}, err
+	}
 	ip, err := s.investigateParams(f, subj, b.BundleBoundsParams)
 	if err != nil {
 		return cortex.Investigation{}, err
 	}
 	inv, err := s.Investigate(ctx, lens, ip)
-	return inv.Summarized(b.Detail), err
+	return reported(inv, md, b.Detail), err
+}
+
+// reported shapes an investigation's answer: a Markdown report (md) in
+// place of the evidence, else the bundles whole (detail) or summarized.
+func reported(inv cortex.Investigation, md, detail bool) cortex.Investigation {
+	if md {
+		inv.Report, inv.Bundles = report.Investigation(inv), []cortex.Bundle{}
+		return inv
+	}
+	return inv.Summarized(detail)
+}
+
+// markdownFormat reads a format parameter: "json" (or empty) or "md".
+func markdownFormat(f string) (bool, error) {
+	switch f {
+	case "", "json":
+		return false, nil
+	case "md", "markdown":
+		return true, nil
+	}
+	return false, cortex.Errorf(cortex.CodeInvalid, "format must be json or md, not %q", f)
 }
 
 // maxRowBytes bounds max_bytes on the remote surfaces: ten bundles of
@@ -406,10 +439,24 @@ type LLMInvocationsParams struct {
 // BackfillActionParams are the parameters of skills_backfill.
 type BackfillActionParams struct {
 	DryRun  *bool    `json:"dry_run" jsonschema:"required: true counts, false writes" doc:"required: true counts what would be extracted, false writes it"`
-	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds (default skills)" doc:"event kinds (default skills)"`
+	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds (default skills)" doc:"event kinds: skills, mcp, hooks, users (default skills)"`
 	Since   string   `json:"since,omitempty" jsonschema:"only rows from this time" doc:"only rows newer than this"`
 	AfterID int64    `json:"after_id,omitempty" jsonschema:"continue after this row id" doc:"continue a truncated run after this row id"`
 	Limit   int      `json:"limit,omitempty" jsonschema:"rows to scan (default 100000, max 1000000)" doc:"rows to scan (default 100000, max 1000000)"`
+}
+
+// RescanActionParams are the parameters of redact_rescan.
+type RescanActionParams struct {
+	DryRun *bool `json:"dry_run" jsonschema:"required: true counts, false rewrites" doc:"required: true counts what the current rules would redact, false rewrites it"`
+}
+
+// PurgeActionParams are the parameters of purge.
+type PurgeActionParams struct {
+	DryRun  *bool  `json:"dry_run" jsonschema:"required: true counts, false deletes" doc:"required: true counts what would be deleted, false deletes it"`
+	Session string `json:"session,omitempty" jsonschema:"this session's rows" doc:"delete the rows of this session id"`
+	Source  string `json:"source,omitempty" jsonschema:"this transcript file's rows" doc:"delete the rows read from this transcript file (its path as indexed)"`
+	Match   string `json:"match,omitempty" jsonschema:"rows containing this text (8+ chars)" doc:"delete every row whose text or raw record contains this literal text (at least 8 characters; scans every row)"`
+	Agent   string `json:"agent,omitempty" alias:"tool" doc:"only rows of this agent: claude, codex or gemini (older name: tool)"`
 }
 
 // HelpParams are the parameters of help.

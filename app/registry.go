@@ -11,6 +11,8 @@ import (
 	"github.com/cortexhq/cortex/assess"
 	"github.com/cortexhq/cortex/incident"
 	"github.com/cortexhq/cortex/ingest"
+	"github.com/cortexhq/cortex/report"
+	"github.com/cortexhq/cortex/sqlite"
 )
 
 // Bounds of a remote backfill run.
@@ -60,7 +62,7 @@ var (
 	llmActions    = []string{"skill_assess", "ai_assess", "mcp_assess", "hook_assess"}
 	llmStatuses   = []string{"success", "error", "timeout", "cancelled", "disabled", "rate_limited", "circuit_open", "denied",
 		"dry_run", "interrupted", "running"}
-	backfillKinds = []string{ingest.KindSkills, ingest.KindTools, ingest.KindHooks}
+	backfillKinds = ingest.EventKinds()
 )
 
 func roles() []string {
@@ -88,6 +90,14 @@ func lensSignals(lens string) []string {
 // all-lens actions ("") name no signals: the list of every lens's
 // signals would cost more tokens than it saves (results name them, and so
 // does each lens's own action).
+// narrowing are the subject filters of the all-lens tools that narrow
+// another one (target names a server or server/tool, hook an event or
+// event:matcher): accepted on MCP, not listed.
+var narrowing = Unlisted("narrows target or hook", "mcp_server", "mcp_tool", "hook_event", "hook_source", "evidence_kind")
+
+// reportFormat lists the answer formats of investigations and assessments.
+var reportFormat = Enum("format", "json", "md")
+
 func incidentEnums(lens string, more ...Option) []Option {
 	signals := Describe("signals", "signal names, as in results")
 	if lens != "" {
@@ -183,17 +193,21 @@ func actions() []Action {
 					return cortex.IncidentList{}, err
 				}
 				return s.IncidentsOfLenses(ctx, p.Lens, ip)
-			}, incidentEnums("", Enum("lens", lenses...), Enum("evidence_kind", evidenceKinds...))...),
+			}, incidentEnums("", Enum("lens", lenses...), Enum("evidence_kind", evidenceKinds...), narrowing)...),
 		define("investigate", ScopeRead, CostExpensive, "GET", "/api/ai/investigate", "cortex ai investigate [INCIDENT_ID]",
 			"Why did it go wrong? Findings and key evidence of an incident (by id), or a lens's or subject's top one.",
 			func(ctx context.Context, s *Service, _ Caller, p *InvestigateAnyParams) (cortex.Investigation, error) {
+				md, err := markdownFormat(p.Format)
+				if err != nil {
+					return cortex.Investigation{}, err
+				}
 				ip, err := s.investigateParams(p.IncidentFilterParams, p.AnySubjectParams, p.BundleBoundsParams)
 				if err != nil {
 					return cortex.Investigation{}, err
 				}
 				inv, _, err := s.InvestigateAny(ctx, p.Lens, ip)
-				return inv.Summarized(p.Detail), err
-			}, incidentEnums("", Enum("lens", lenses...), Enum("evidence_kind", evidenceKinds...))...),
+				return reported(inv, md, p.Detail), err
+			}, incidentEnums("", reportFormat, Enum("lens", lenses...), Enum("evidence_kind", evidenceKinds...), narrowing)...),
 		define("skill_incidents", ScopeRead, CostModerate, "GET", "/api/ai/skill-incidents", "cortex ai skill-incidents",
 			"Skills followed by corrections, failures, confusion or loops.",
 			func(ctx context.Context, s *Service, _ Caller, p *SkillIncidentsParams) (cortex.IncidentList, error) {
@@ -203,7 +217,7 @@ func actions() []Action {
 			"Why did a skill go wrong? Findings with fixes for the skill document.",
 			func(ctx context.Context, s *Service, _ Caller, p *SkillInvestigateParams) (cortex.Investigation, error) {
 				return s.investigateLens(ctx, cortex.LensSkill, p.IncidentFilterParams, p.SkillSubjectParams, p.InvestigateBoundsParams)
-			}, incidentEnums(cortex.LensSkill, ForLens(cortex.LensSkill))...),
+			}, incidentEnums(cortex.LensSkill, reportFormat, ForLens(cortex.LensSkill))...),
 		define("skill_assess", ScopeRead, CostExpensive, "GET", "/api/ai/skill-assess", "cortex assess skill [SKILL] --dry-run",
 			"Findings and the LLM prompt preview for a skill's top incident (dry run).",
 			func(ctx context.Context, s *Service, c Caller, p *SkillAssessParams) (assess.Result, error) {
@@ -214,8 +228,16 @@ func actions() []Action {
 				if ip.Limit == 0 && !ip.All {
 					ip.Limit = 1
 				}
-				return s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true})
-			}, incidentEnums(cortex.LensSkill, OffMCP("a remote caller gets a dry run only, a prompt preview for people; "+
+				md, err := markdownFormat(p.Format)
+				if err != nil {
+					return assess.Result{}, err
+				}
+				res, err := s.Assess(ctx, "skill", assess.Params{InvestigateParams: ip, Surface: c.Surface, DryRun: true, Unaudited: true})
+				if err == nil && md {
+					res.Report = report.Assessment(res)
+				}
+				return res, err
+			}, incidentEnums(cortex.LensSkill, reportFormat, OffMCP("a remote caller gets a dry run only, a prompt preview for people; "+
 				"an agent gets the same findings from investigate"))...),
 		define("mcp_incidents", ScopeRead, CostModerate, "GET", "/api/ai/mcp-incidents", "cortex ai mcp-incidents [SERVER|TOOL]",
 			"MCP servers and tools whose calls failed or were corrected.",
@@ -226,7 +248,7 @@ func actions() []Action {
 			"Why did an MCP server or tool fail? Calls, proof rows, findings.",
 			func(ctx context.Context, s *Service, _ Caller, p *MCPInvestigateParams) (cortex.Investigation, error) {
 				return s.investigateLens(ctx, cortex.LensMCP, p.IncidentFilterParams, p.MCPSubjectParams, p.InvestigateBoundsParams)
-			}, incidentEnums(cortex.LensMCP, ForLens(cortex.LensMCP))...),
+			}, incidentEnums(cortex.LensMCP, reportFormat, ForLens(cortex.LensMCP))...),
 		define("hook_incidents", ScopeRead, CostModerate, "GET", "/api/ai/hook-incidents", "cortex ai hook-incidents [HOOK]",
 			"Hooks that failed, timed out, blocked or fired too often.",
 			func(ctx context.Context, s *Service, _ Caller, p *HookIncidentsParams) (cortex.IncidentList, error) {
@@ -236,7 +258,20 @@ func actions() []Action {
 			"Why did a hook fail or get in the way? Runs, calls around it, findings.",
 			func(ctx context.Context, s *Service, _ Caller, p *HookInvestigateParams) (cortex.Investigation, error) {
 				return s.investigateLens(ctx, cortex.LensHook, p.IncidentFilterParams, p.HookSubjectParams, p.InvestigateBoundsParams)
-			}, incidentEnums(cortex.LensHook, ForLens(cortex.LensHook), Enum("evidence_kind", evidenceKinds...))...),
+			}, incidentEnums(cortex.LensHook, reportFormat, ForLens(cortex.LensHook), Enum("evidence_kind", evidenceKinds...))...),
+		define("signals", ScopeRead, CostExpensive, "GET", "/api/ai/signals", "cortex ai signals",
+			"How far to trust each signal: sessions carrying it, how often they end badly (lift), a verdict.",
+			func(ctx context.Context, s *Service, _ Caller, p *SignalsParams) (cortex.SignalCalibration, error) {
+				if p.Session != "" {
+					return cortex.SignalCalibration{}, cortex.Errorf(cortex.CodeInvalid, "signals: a calibration compares sessions; session does not apply")
+				}
+				tool, since, until, err := s.scope(p.ScopeParams)
+				if err != nil {
+					return cortex.SignalCalibration{}, err
+				}
+				return s.CalibrateSignals(ctx, cortex.CalibrationParams{Tool: tool, Project: p.Project, Host: p.Host,
+					Since: since, Until: until}, "", nil)
+			}, Enum("agent", agents...)),
 		define("abuse", ScopeRead, CostModerate, "GET", "/api/ai/abuse", "cortex ai abuse",
 			"User messages with abusive terms, with session context.",
 			func(ctx context.Context, s *Service, _ Caller, p *AbuseParams) (cortex.AbuseMatches, error) {
@@ -268,7 +303,7 @@ func actions() []Action {
 			"Findings and key evidence of the top abuse incidents.",
 			func(ctx context.Context, s *Service, _ Caller, p *AbuseInvestigateParams) (cortex.Investigation, error) {
 				return s.investigateLens(ctx, cortex.LensAbuse, p.IncidentFilterParams, p.AbuseSubjectParams, p.InvestigateBoundsParams)
-			}, incidentEnums(cortex.LensAbuse, ForLens(cortex.LensAbuse))...),
+			}, incidentEnums(cortex.LensAbuse, reportFormat, ForLens(cortex.LensAbuse))...),
 		define("friction_incidents", ScopeRead, CostModerate, "GET", "/api/ai/friction-incidents", "cortex ai friction-incidents",
 			"Where users pushed back on their agent — interrupts, refused tool calls, stop, corrections, undo requests, swearing, asking again — grouped per session, scored by cost to the user, each charged to the skill, MCP tool or hook active at the time (or none).",
 			func(ctx context.Context, s *Service, _ Caller, p *FrictionIncidentsParams) (cortex.IncidentList, error) {
@@ -278,7 +313,7 @@ func actions() []Action {
 			"Evidence for the top friction incidents: the user's own words and acts, what was active, the rows around them, deterministic findings.",
 			func(ctx context.Context, s *Service, _ Caller, p *FrictionInvestigateParams) (cortex.Investigation, error) {
 				return s.investigateLens(ctx, cortex.LensFriction, p.IncidentFilterParams, p.FrictionSubjectParams, p.InvestigateBoundsParams)
-			}, incidentEnums(cortex.LensFriction, ForLens(cortex.LensFriction))...),
+			}, incidentEnums(cortex.LensFriction, reportFormat, ForLens(cortex.LensFriction))...),
 		define("llm_invocations", ScopeAdmin, CostCheap, "GET", "/api/ai/llm-invocations", "cortex ai llm-invocations",
 			"The audit of every LLM invocation, refusals included, newest first.",
 			func(ctx context.Context, s *Service, _ Caller, p *LLMInvocationsParams) (cortex.InvocationList, error) {
@@ -317,6 +352,25 @@ func actions() []Action {
 				return s.Backfill(ctx, BackfillParams{Kinds: kinds, Since: since, AfterID: p.AfterID, Limit: limit, DryRun: *p.DryRun,
 					Hostname: s.host(), Holder: fmt.Sprintf("%s:%s", c.Surface, c.Name)})
 			}, Enum("kinds", backfillKinds...)),
+		define("redact_rescan", ScopeAdmin, CostWrite, "POST", "/api/admin/redact-rescan", "cortex redact --rescan",
+			"Re-redact everything stored (raw records, text and index, event texts) with the current secret rules. dry_run is required.",
+			func(ctx context.Context, s *Service, c Caller, p *RescanActionParams) (ingest.RescanResult, error) {
+				if p.DryRun == nil {
+					return ingest.RescanResult{}, cortex.Errorf(cortex.CodeInvalid, "redact_rescan: dry_run is required (true to count, false to rewrite)")
+				}
+				s.logger().Warn("admin action", "action", "redact_rescan", "surface", c.Surface, "caller", c.Name, "dry_run", *p.DryRun)
+				return s.Rescan(ctx, *p.DryRun, fmt.Sprintf("%s:%s", c.Surface, c.Name), nil)
+			}),
+		destructive(define("purge", ScopeAdmin, CostWrite, "POST", "/api/admin/purge", "cortex purge",
+			"Delete the rows of a session, a transcript file or containing a text, with their events; not re-imported. dry_run is required.",
+			func(ctx context.Context, s *Service, c Caller, p *PurgeActionParams) (sqlite.PurgeResult, error) {
+				if p.DryRun == nil {
+					return sqlite.PurgeResult{}, cortex.Errorf(cortex.CodeInvalid, "purge: dry_run is required (true to count, false to delete)")
+				}
+				s.logger().Warn("admin action", "action", "purge", "surface", c.Surface, "caller", c.Name, "dry_run", *p.DryRun,
+					"session", p.Session, "source", p.Source, "match_bytes", len(p.Match), "agent", p.Agent)
+				return s.Purge(ctx, PurgeParams{Session: p.Session, Source: p.Source, Match: p.Match, Tool: p.Agent, DryRun: *p.DryRun})
+			}, Enum("agent", agents...))),
 		define("help", ScopeRead, CostCheap, "GET", "/api/help", "cortex --help",
 			"The actions, their scopes, costs and parameters; how to use them cheaply.",
 			func(_ context.Context, _ *Service, c Caller, p *HelpParams) (Help, error) {

@@ -30,6 +30,7 @@ var cliName = map[string]map[string]string{
 	"skills_backfill":   {"kinds": ""},
 	"session_show":      {"session": "", "row": "row"},
 	"row_show":          {"id": ""},
+	"redact_rescan":     {},
 }
 
 // TestEveryActionHasACommandWithItsParameters keeps the CLI in step with

@@ -58,6 +58,7 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAIInvestigate(f, cortex.LensHook, nil),
 		newCmdAIAssessAlias(f, "skill", "skill-assess [SKILL]"),
 		newCmdAIAssessAlias(f, "abuse", "assess"),
+		NewCmdAISignals(f, nil),
 		NewCmdAILLMInvocations(f, nil),
 	)
 	return cmd
@@ -404,7 +405,7 @@ reports what it would add. Only one backfill runs at a time.`, what),
 	}
 	if len(kinds) == 0 {
 		cmd.Flags().BoolVar(&opts.All, "all", false, "all event kinds")
-		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks")
+		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks, users")
 	}
 	cmd.Flags().StringVar(&opts.Since, "since", "", "only rows at or after (30m, 7d, 2026-11-30, RFC 3339)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "scan at most this many rows (default: all)")
@@ -428,23 +429,19 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		return err
 	}
 	defer db.Close()
-	var progress func(scanned int64)
-	if f.IO.StderrTTY && !opts.JSON {
+	progress, done, err := scanProgress(f, opts.JSON, func() (int64, error) {
 		total, err := ingest.BackfillScope(ctx, db, opts.Kinds, opts.AfterID, since)
-		if err != nil {
-			return err
-		}
 		if opts.Limit > 0 {
 			total = min(total, int64(opts.Limit))
 		}
-		bar := newProgressLine(f.Now, total, "rows")
-		progress = func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\r%s", bar.line(n)) }
+		return total, err
+	})
+	if err != nil {
+		return err
 	}
 	res, err := app.New(db).Backfill(ctx, app.BackfillParams{Kinds: opts.Kinds, Since: since, Limit: opts.Limit, AfterID: opts.AfterID,
 		DryRun: opts.DryRun, Hostname: cfg.Hostname, Holder: "cli", Progress: progress})
-	if progress != nil {
-		fmt.Fprintln(f.IO.ErrOut)
-	}
+	done()
 	if err != nil {
 		return err
 	}
@@ -456,8 +453,8 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		verb = "would add"
 	}
 	f.IO.Printf("Backfill of %s events: scanned %d rows\n", strings.Join(res.Kinds, ", "), res.Scanned)
-	f.IO.Printf("  %s %d skill, %d tool-call and %d hook events; %d already stored, %d merged into existing calls\n",
-		verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Duplicates, res.Events.Merged)
+	f.IO.Printf("  %s %d skill, %d tool-call, %d hook and %d user events; %d already stored, %d merged into existing calls\n",
+		verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Users, res.Events.Duplicates, res.Events.Merged)
 	if res.ParseErrors > 0 {
 		f.IO.Printf("  %d rows could not be read (see --json for details)\n", res.ParseErrors)
 	}

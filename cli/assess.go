@@ -13,6 +13,7 @@ import (
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/assess"
 	"github.com/cortexhq/cortex/incident"
+	"github.com/cortexhq/cortex/report"
 )
 
 // AssessOptions are the flags of `cortex assess <target>`.
@@ -39,6 +40,8 @@ type AssessOptions struct {
 	DryRun            bool
 	Model             string
 	JSON              bool
+	// Format is the output: text, md or json.
+	Format string
 }
 
 // NewCmdAssess builds `cortex assess skill|abuse|mcp|hooks`.
@@ -111,6 +114,7 @@ func newCmdAssessTarget(f *Factory, target string, runF func(context.Context, *A
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "build the prompt, audit a dry run, print its size and a preview; call no model")
 	fl.StringVar(&opts.Model, "model", "", "model to ask instead of [llm.gemini] model")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON (the assessment is not streamed)")
+	formatFlag(cmd, &opts.Format)
 	cmd.MarkFlagsMutuallyExclusive("no-llm", "dry-run")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
@@ -153,6 +157,11 @@ func (o *AssessOptions) params(f *Factory) (assess.Params, error) {
 }
 
 func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	opts.JSON = opts.JSON || opts.Format == "json"
+	md := opts.Format == "md"
 	p, err := opts.params(f)
 	if err != nil {
 		return err
@@ -173,7 +182,12 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 			return err
 		}
 	}
-	if !opts.JSON {
+	if md {
+		p.BeforeLLM = func(a assess.Assessment) {
+			fmt.Fprintf(f.IO.ErrOut, "Asking the model about %s (the report follows when it has answered)…\n", OneLine(a.IncidentID, 80))
+		}
+	}
+	if !opts.JSON && !md {
 		stream := &safeWriter{w: f.IO.Out}
 		p.Stream = stream
 		p.BeforeLLM = func(a assess.Assessment) {
@@ -197,6 +211,12 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 		return err
 	}
 	if err != nil && len(res.Assessments) == 0 {
+		return err
+	}
+	if md {
+		if _, werr := io.WriteString(f.IO.Out, report.Assessment(res)); werr != nil {
+			return werr
+		}
 		return err
 	}
 	printAssessment(f, res)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
 // example is one command line of a ```sh block in the docs.
@@ -156,6 +158,7 @@ func TestDocExamplesRun(t *testing.T) {
 	ids := strings.NewReplacer("skill-inc-3871b0698ae1063daab5bdad67c8926d", skill.Incidents[0].ID,
 		"skill-inc-…", skill.Incidents[0].ID, "inc-…", abuse.Incidents[0].ID)
 
+	labelled := testcorpus.Labelled(t)
 	shell, _ := docExamples(t)
 	ran := 0
 	for _, ex := range shell {
@@ -179,7 +182,7 @@ func TestDocExamplesRun(t *testing.T) {
 		}
 		args = args[1:]
 		for i, a := range args {
-			args[i] = strings.ReplaceAll(a, "~", e.home)
+			args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "~", e.home), "../shared/corpus/labelled", labelled)
 		}
 		if strings.Contains(strings.Join(args, " "), "…") {
 			t.Errorf("%s: example %q has a placeholder this test cannot fill", where, ex.text)
@@ -277,7 +280,7 @@ func TestDocCurlExamplesRun(t *testing.T) {
 	}
 	e := newEnv(t)
 	db := indexedLabelled(t, e)
-	e.vars = append(e.vars, "CORTEX_DB="+db, "CORTEX_READ_TOKEN=r3ad", "CORTEX_ADMIN_TOKEN=adm1n")
+	e.vars = append(e.vars, "CORTEX_DB="+db, "CORTEX_READ_TOKEN=read-token-change-me", "CORTEX_ADMIN_TOKEN=admin-token-change-me")
 	base := startServe(t, e, "--no-watch")
 	host := strings.TrimPrefix(base, "http://")
 	shell, _ := docExamples(t)
@@ -290,7 +293,7 @@ func TestDocCurlExamplesRun(t *testing.T) {
 		line = strings.ReplaceAll(line, "localhost:3100", host)
 		line = "curl -f" + strings.TrimPrefix(line, "curl")
 		cmd := exec.Command("sh", "-c", line)
-		cmd.Env = append(append([]string{}, e.vars...), "TOKEN=r3ad")
+		cmd.Env = append(append([]string{}, e.vars...), "TOKEN=read-token-change-me")
 		out, err := cmd.CombinedOutput()
 		ran++
 		if err != nil {

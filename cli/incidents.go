@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/incident"
+	"github.com/cortexhq/cortex/report"
 )
 
 // IncidentOptions are the flags shared by the incident commands.
@@ -31,6 +33,8 @@ type IncidentOptions struct {
 	JSON                                      bool
 	// Detail prints whole evidence bundles with --json (else summaries).
 	Detail bool
+	// Format is the investigation's output: text, md or json.
+	Format string
 	// Investigation flags.
 	All               bool
 	CorrelationWindow int
@@ -90,13 +94,14 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 		fl.StringVar(&o.Skill, "skill", "", "only friction charged to this skill or command (e.g. entire:search, or search)")
 	}
 	if investigate {
+		formatFlag(cmd, &o.Format)
 		fl.IntVar(&o.Limit, "limit", 0, fmt.Sprintf("evidence bundles to build (default 1 for one skill or id, else %d; max %d)",
 			incident.DefaultBundles, incident.MaxBundles))
 		fl.BoolVar(&o.All, "all", false, fmt.Sprintf("a bundle for every matching incident (up to %d)", incident.MaxBundles))
 		fl.IntVar(&o.CorrelationWindow, "correlation-window", incident.DefaultCorrelationMinutes,
 			fmt.Sprintf("minutes around the incident for nearby logs, errors and tool failures (1..%d)", incident.MaxWindowMinutes))
 		fl.IntVar(&o.MaxBytes, "max-bytes", incident.DefaultMaxBytes, "bound on the text of each evidence row")
-		fl.BoolVar(&o.Detail, "detail", false, "with --json: the full evidence bundles instead of summaries")
+		fl.BoolVar(&o.Detail, "detail", false, "with --json or --format json: the full evidence bundles instead of summaries")
 	} else {
 		fl.IntVar(&o.Limit, "limit", incident.DefaultLimit, fmt.Sprintf("maximum incidents (max %d)", incident.MaxLimit))
 		cursorFlag(cmd, &o.Cursor)
@@ -492,7 +497,26 @@ usage summary; no hook evidence gets a clear no-data answer with suggestions.`
 	return cmd
 }
 
+// formatFlag registers --format (text, md or json; --json is --format
+// json).
+func formatFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVar(format, "format", "text", "output: text, md (a Markdown report to paste into an issue or PR) or json")
+	cmd.MarkFlagsMutuallyExclusive("json", "format")
+}
+
+// checkFormat validates a --format value.
+func checkFormat(format string) error {
+	switch format {
+	case "text", "md", "json":
+		return nil
+	}
+	return cortex.Errorf(cortex.CodeInvalid, "--format must be text, md or json, not %q", format)
+}
+
 func investigateRun(ctx context.Context, f *Factory, opts *IncidentOptions) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
 	p, err := opts.params(f)
 	if err != nil {
 		return err
@@ -514,8 +538,12 @@ func investigateRun(ctx context.Context, f *Factory, opts *IncidentOptions) erro
 			// Nothing matched: not found, as for cortex assess (exit 3).
 			return res.NoDataError(lens)
 		}
-		if opts.JSON {
+		switch {
+		case opts.JSON || opts.Format == "json":
 			return f.IO.WriteJSON(res.Summarized(opts.Detail))
+		case opts.Format == "md":
+			_, err := io.WriteString(f.IO.Out, report.Investigation(res))
+			return err
 		}
 		printInvestigation(f, res)
 		return nil

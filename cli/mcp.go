@@ -52,16 +52,15 @@ stat), then keeps watching them, so the agent asks about its own latest sessions
 A first index that takes longer than --index-wait goes on while the server answers.
 
 Tools: incidents (what went wrong, every lens), investigate (findings and key evidence
-of an incident; detail=true for the full bundle), search, sessions, the event
-listings, abuse, skill_assess, status and help — each with its own parameter schema
-and output schema, so each can be allow-listed on its own (the agent shows them as
-mcp__cortex__investigate). A lens's own REST route (skill_incidents, mcp_investigate,
-…) is the incidents or investigate tool with lens=… or a subject filter.
+of an incident; detail=true for the full bundle, format=md for a Markdown report),
+search, sessions, session_show, row_show, the event listings, abuse, signals, status —
+each with its own parameter schema and output schema, so each can be allow-listed on
+its own (the agent shows them as mcp__cortex__investigate). A lens's own REST route
+(skill_incidents, mcp_investigate, …) is the incidents or investigate tool with lens=…
+or a subject filter. skill_assess and help are CLI and REST only.
 
-Tools get the cortex:read scope; --admin adds cortex:admin and lists llm_invocations
-and skills_backfill (a client without it never sees them). skill_assess returns
-findings and a dry-run prompt preview (audited as a dry run); the LLM itself runs only
-in ` + "`cortex assess`" + `.
+Tools get the cortex:read scope; --admin adds cortex:admin and lists llm_invocations,
+skills_backfill, redact_rescan and purge (a client without it never sees them).
 
 Stdout carries the protocol only; logs go to stderr.
 
@@ -101,8 +100,8 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 	}
 	defer db.Close()
 	svc := f.NewService(db)
-	// No model ever runs from MCP (skill_assess is a dry run), but dry runs
-	// are audited through the runner.
+	// No model ever runs from MCP: skill_assess previews the prompt through
+	// the runner (its limits) and writes nothing.
 	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
 		return err
 	}

@@ -279,7 +279,8 @@ func durationCell(secs float64) string {
 }
 
 // progressLine renders "scanned 120,000 of 5,000,000 rows (2%), 45,000
-// rows/s, about 1m50s left" for work of a known total.
+// rows/s, about 1m50s left" for work of a known total ("scanned 120,000
+// rows, 45,000 rows/s" when the total is not known).
 type progressLine struct {
 	now   func() time.Time
 	start time.Time
@@ -295,9 +296,9 @@ func newProgressLine(now func() time.Time, total int64, noun string) *progressLi
 }
 
 func (p *progressLine) line(done int64) string {
-	s := fmt.Sprintf("scanned %s of %s %s", commas(int(done)), commas(int(p.total)), p.noun)
+	s := fmt.Sprintf("scanned %s %s", commas(int(done)), p.noun)
 	if p.total > 0 {
-		s += fmt.Sprintf(" (%d%%)", min(100, done*100/p.total))
+		s = fmt.Sprintf("scanned %s of %s %s (%d%%)", commas(int(done)), commas(int(p.total)), p.noun, min(100, done*100/p.total))
 	}
 	elapsed := p.now().Sub(p.start).Seconds()
 	if elapsed > 0.5 && done > 0 {

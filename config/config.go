@@ -59,7 +59,23 @@ type ServerConfig struct {
 	// loopback-only.
 	ReadToken  string `toml:"read_token" json:"read_token"`
 	AdminToken string `toml:"admin_token" json:"admin_token"`
+	// AllowedHosts are host names (or addresses) clients may use in the
+	// Host and Origin headers besides localhost, loopback addresses and
+	// the listen address (DNS rebinding protection).
+	AllowedHosts []string `toml:"allowed_hosts" json:"allowed_hosts"`
+	// MaxConnections caps open HTTP connections (default 256).
+	MaxConnections int `toml:"max_connections" json:"max_connections"`
+	// TLSCert and TLSKey, both set, serve HTTPS.
+	TLSCert string `toml:"tls_cert" json:"tls_cert"`
+	TLSKey  string `toml:"tls_key" json:"tls_key"`
 }
+
+// MinTokenLength is the shortest bearer token accepted: a short token can
+// be guessed.
+const MinTokenLength = 16
+
+// DefaultMaxConnections is the default of [server] max_connections.
+const DefaultMaxConnections = 256
 
 // SyslogConfig configures the syslog receiver ([syslog]).
 type SyslogConfig struct {
@@ -159,8 +175,8 @@ func Load(explicitPath string, env Env) (*Config, error) {
 			return nil, cortex.Errorf(cortex.CodeInvalid, "config %s: [prices.%q]: prices must not be negative", displayPath(cfg.Path), model)
 		}
 	}
-	if cfg.Server.ReadToken != "" && cfg.Server.ReadToken == cfg.Server.AdminToken {
-		return nil, cortex.Errorf(cortex.CodeInvalid, "[server] read_token and admin_token must differ")
+	if err := cfg.Server.validate(home); err != nil {
+		return nil, err
 	}
 	if cfg.Hostname == "" {
 		if h, err := os.Hostname(); err == nil && h != "" {
@@ -170,6 +186,30 @@ func Load(explicitPath string, env Env) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// validate checks the server settings and expands ~ in the TLS paths.
+func (s *ServerConfig) validate(home string) error {
+	if s.ReadToken != "" && s.ReadToken == s.AdminToken {
+		return cortex.Errorf(cortex.CodeInvalid, "[server] read_token and admin_token must differ")
+	}
+	for name, tok := range map[string]string{"read_token (CORTEX_READ_TOKEN)": s.ReadToken, "admin_token (CORTEX_ADMIN_TOKEN)": s.AdminToken} {
+		if tok != "" && len(tok) < MinTokenLength {
+			return cortex.Errorf(cortex.CodeInvalid,
+				"[server] %s is %d characters; use at least %d (for example: openssl rand -hex 24)", name, len(tok), MinTokenLength)
+		}
+	}
+	if s.MaxConnections == 0 {
+		s.MaxConnections = DefaultMaxConnections
+	}
+	if s.MaxConnections < 0 {
+		return cortex.Errorf(cortex.CodeInvalid, "[server] max_connections must be positive, got %d", s.MaxConnections)
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return cortex.Errorf(cortex.CodeInvalid, "[server] tls_cert and tls_key must be set together")
+	}
+	s.TLSCert, s.TLSKey = expandHome(s.TLSCert, home), expandHome(s.TLSKey, home)
+	return nil
 }
 
 // applyEnv applies CORTEX_* overrides.
@@ -191,6 +231,9 @@ func (c *Config) applyEnv(env Env) error {
 	}
 	if v, ok := env("CORTEX_ADMIN_TOKEN"); ok && v != "" {
 		c.Server.AdminToken = v
+	}
+	if v, ok := env("CORTEX_ALLOWED_HOSTS"); ok && v != "" {
+		c.Server.AllowedHosts = strings.Split(v, ",")
 	}
 	if v, ok := env("CORTEX_INDEX_WORKERS"); ok && v != "" {
 		n, err := strconv.Atoi(v)

@@ -71,3 +71,37 @@ func TestLLMKillSwitchAndErrors(t *testing.T) {
 		t.Fatalf("bad env: %v", err)
 	}
 }
+
+func TestServerSettings(t *testing.T) {
+	cfg, err := load(t, `
+[server]
+read_token = "0123456789abcdef-read"
+admin_token = "0123456789abcdef-admin"
+allowed_hosts = ["cortex.internal"]
+tls_cert = "~/cert.pem"
+tls_key = "~/key.pem"
+`, map[string]string{"CORTEX_ALLOWED_HOSTS": "a.lan,b.lan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.Server
+	if s.MaxConnections != DefaultMaxConnections || strings.Join(s.AllowedHosts, ",") != "a.lan,b.lan" ||
+		!strings.HasSuffix(s.TLSCert, "/cert.pem") || strings.HasPrefix(s.TLSKey, "~") {
+		t.Fatalf("server config %+v", s)
+	}
+	for body, want := range map[string]string{
+		"[server]\nread_token = \"short\"\n":       "read_token (CORTEX_READ_TOKEN) is 5 characters; use at least 16",
+		"[server]\nadmin_token = \"0123456789\"\n": "admin_token (CORTEX_ADMIN_TOKEN) is 10 characters",
+		"[server]\ntls_cert = \"c.pem\"\n":         "tls_cert and tls_key must be set together",
+		"[server]\nmax_connections = -1\n":         "max_connections must be positive",
+		"[server]\nread_token = \"same-token-0123456789\"\nadmin_token = \"same-token-0123456789\"\n": "must differ",
+	} {
+		_, err := load(t, body, nil)
+		if cortex.ErrorCode(err) != cortex.CodeInvalid || !strings.Contains(cortex.ErrorMessage(err), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+	if _, err := load(t, "", map[string]string{"CORTEX_READ_TOKEN": "abc"}); cortex.ErrorCode(err) != cortex.CodeInvalid {
+		t.Errorf("short token from the environment: %v", err)
+	}
+}

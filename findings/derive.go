@@ -218,6 +218,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			for _, l := range labels {
 				h.labels[l] = true
 			}
+			h.note(lineWith(cortex.UnwrapContent(ev.ErrorText), labels), extractVars(ru, ev.ErrorText))
 		}
 	}
 

@@ -202,7 +202,7 @@ func safeValue(v string) string {
 var fallback = newRules("", nil, nil)
 
 // ForLens returns the rule set of a lens ([Abuse], [Skill], [MCP],
-// [Hook]), and nil for any other lens. A nil result is still usable: its
+// [Hook], [Friction]), and nil for any other lens. A nil result is still usable: its
 // Derive yields the lens-independent findings only.
 func ForLens(lens string) *Rules {
 	switch lens {
@@ -214,6 +214,8 @@ func ForLens(lens string) *Rules {
 		return MCP()
 	case cortex.LensHook:
 		return Hook()
+	case cortex.LensFriction:
+		return Friction()
 	}
 	return nil
 }

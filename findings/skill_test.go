@@ -339,6 +339,21 @@ func TestSkillFailureCauses(t *testing.T) {
 			}
 		})
 	}
+	// A failure before the run or in other work nearby is not the run's:
+	// with the run's own scope known (Failures non-nil), nearby failures
+	// are not read.
+	b := skillBundle()
+	b.Failures = []cortex.ToolFailure{}
+	b.NearbyToolFailures = []cortex.ToolFailure{{EventID: 7, ResultLogID: ptr(71), Class: "failed", Operation: "Edit",
+		ErrorText: "<tool_use_error>File has been modified since read, either by the user or by a linter.</tool_use_error>"}}
+	if got := cats(Skill().Derive(b)); !slices.Equal(got, []string{CategoryUnknown}) {
+		t.Errorf("nearby failure outside the run: got %v", got)
+	}
+	b.Failures = nil // a bundle without a run scope reads them
+	if got := cats(Skill().Derive(b)); !slices.Equal(got, []string{catStaleFile}) {
+		t.Errorf("bundle without a run scope: got %v", got)
+	}
+
 	// A failure the agent did not cause (a sibling cancelled, a probe, a
 	// rejection) is not the skill's.
 	for _, class := range []string{"sibling_cancelled", "expected_probe", "user_rejected"} {

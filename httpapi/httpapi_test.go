@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/httpapi"
 	"github.com/cortexhq/cortex/internal/testcorpus"
@@ -86,9 +85,10 @@ var minimal = map[string]string{
 	"skill_incidents": "", "skill_investigate": "skill=lavra:lavra-plan", "skill_assess": "skill=lavra:lavra-plan",
 	"abuse": "", "abuse_incidents": "", "abuse_investigate": "", "mcp_events": "errors=true", "hook_events": "",
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
+	"redact_rescan": `{"dry_run":true}`, "purge": `{"dry_run":true,"match":"lavra-plan"}`,
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
 	"incidents": "", "investigate": "lens=skill",
-	"friction_incidents": "", "friction_investigate": "",
+	"friction_incidents": "", "friction_investigate": "", "signals": "",
 	"session_show": "detail=true", "row_show": "",
 }
 
@@ -296,14 +296,21 @@ func TestParametersAndErrors(t *testing.T) {
 	if r.status != 200 || r.body["dry_run"] != true {
 		t.Fatalf("backfill dry run: %s", r.raw)
 	}
-	// skill_assess never runs a model from REST: a dry run, audited.
-	r = do(t, srv, "GET", "/api/ai/skill-assess?skill=lavra:lavra-plan", readTok, "")
-	if r.status != 200 || r.body["mode"] != "dry_run" {
-		t.Fatalf("skill-assess: %s", r.raw[:min(400, len(r.raw))])
+	// skill_assess never runs a model from REST: a dry-run preview, and a
+	// GET writes nothing (no audit row).
+	for range 3 {
+		r = do(t, srv, "GET", "/api/ai/skill-assess?skill=lavra:lavra-plan", readTok, "")
+		if r.status != 200 || r.body["mode"] != "dry_run" {
+			t.Fatalf("skill-assess: %s", r.raw[:min(400, len(r.raw))])
+		}
+		as := r.body["assessments"].([]any)[0].(map[string]any)
+		if as["prompt_preview"] == "" || as["invocation_id"] != nil {
+			t.Fatalf("skill-assess preview: %v", as)
+		}
 	}
-	r = do(t, srv, "GET", "/api/ai/llm-invocations?status=dry_run", adminTok, "")
-	if inv := r.body["invocations"].([]any); len(inv) != 1 || inv[0].(map[string]any)["caller_surface"] != cortex.SurfaceREST {
-		t.Fatalf("audit: %s", r.raw)
+	r = do(t, srv, "GET", "/api/ai/llm-invocations", adminTok, "")
+	if inv := r.body["invocations"].([]any); len(inv) != 0 {
+		t.Fatalf("a GET wrote audit rows: %s", r.raw)
 	}
 }
 
@@ -344,5 +351,25 @@ func TestOpenAPIDescribesEveryAction(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"openapi":"3.1.0"`)) {
 		t.Fatal("not OpenAPI 3.1")
+	}
+}
+
+// format=md asks for a Markdown report: investigations and the skill
+// assessment preview carry it in report.
+func TestMarkdownReports(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	for path, heading := range map[string]string{
+		"/api/ai/skill-investigate?skill=lavra:lavra-plan&format=md": "# Cortex investigation — skill `lavra:lavra-plan`",
+		"/api/ai/skill-assess?skill=lavra:lavra-plan&format=md":      "# Cortex assessment — skill `lavra:lavra-plan`",
+		"/api/ai/hook-investigate?hook=PostToolUse:Bash&format=md":   "# Cortex investigation — hook `PostToolUse:Bash`",
+	} {
+		r := do(t, srv, "GET", path, readTok, "")
+		rep, _ := r.body["report"].(string)
+		if r.status != http.StatusOK || !strings.HasPrefix(rep, heading) {
+			t.Errorf("%s: %d %v", path, r.status, r.body)
+		}
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-investigate?format=pdf", readTok, ""); r.status != http.StatusBadRequest {
+		t.Errorf("bad format: %d", r.status)
 	}
 }

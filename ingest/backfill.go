@@ -56,7 +56,7 @@ func BackfillScope(ctx context.Context, store interface {
 type BackfillStore interface {
 	TranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role, limit int) ([]sqlite.StoredRecord, error)
 	StoreEvents(ctx context.Context, recs []sqlite.EventRecord, dry *sqlite.DryRun) (cortex.EventCounts, error)
-	AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(int) bool, staleAfter time.Duration) (func(), error)
+	locker
 }
 
 // BackfillOptions configures Backfill.
@@ -127,18 +127,10 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 2000
 	}
-	if opts.Redactor == nil {
-		opts.Redactor = redact.New()
-	}
-	if opts.Codec == nil {
-		if opts.Codec, err = rawcodec.New(); err != nil {
-			return res, err
-		}
-	}
 	if opts.Holder == "" {
 		opts.Holder = "backfill"
 	}
-	release, err := store.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, proc.Alive, 6*time.Hour)
+	release, err := beginMaintenance(ctx, store, &opts.Redactor, &opts.Codec, opts.Holder, opts.Hostname)
 	if err != nil {
 		return res, err
 	}
@@ -300,4 +292,27 @@ func normalizeKinds(kinds []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// locker takes the store's single-flight maintenance lock.
+type locker interface {
+	AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(int) bool, staleAfter time.Duration) (func(), error)
+}
+
+// beginMaintenance fills the defaults a maintenance run over the stored
+// records shares (the rules, the raw-record codec) and takes the
+// single-flight lock that backfill and rescan share: one of them at a
+// time per database, a second fails fast with code busy.
+func beginMaintenance(ctx context.Context, store locker, red **redact.Redactor, codec **rawcodec.Codec, holder, host string) (func(), error) {
+	if *red == nil {
+		*red = redact.New()
+	}
+	if *codec == nil {
+		c, err := rawcodec.New()
+		if err != nil {
+			return nil, err
+		}
+		*codec = c
+	}
+	return store.AcquireLock(ctx, "event backfill", holder, os.Getpid(), host, proc.Alive, 6*time.Hour)
 }

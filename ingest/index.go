@@ -94,6 +94,7 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 	}
 	var jobs []job
 	var total int64
+	moves := newMoves(sources, d.files)
 	for _, c := range d.files {
 		sum.FilesSeen++
 		prev, has := sources[c.path]
@@ -101,7 +102,14 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 			sum.FilesOlder++
 			continue
 		}
-		if has && !opts.Force && prev.Complete && prev.Size == c.size && prev.ModTimeNS == c.mtimeNS {
+		if !has {
+			// A new path may be a known file that was moved or renamed.
+			if prev, has = moves.find(c); has {
+				sum.FilesMoved++
+			}
+		}
+		if has && !opts.Force && prev.Complete && prev.Size == c.size && prev.ModTimeNS == c.mtimeNS &&
+			prev.Path == c.path && !resniff(c, prev) {
 			sum.FilesUnchanged++
 			continue
 		}

@@ -93,7 +93,9 @@ func ToolFor(a app.Action) *mcp.Tool {
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: !write, IdempotentHint: !write, OpenWorldHint: new(false)},
 	}
 	if write {
-		t.Annotations.DestructiveHint = new(false)
+		// The destructive hint means something only for a tool that is not
+		// read-only: read tools leave it out.
+		t.Annotations.DestructiveHint = new(a.Destructive)
 	}
 	return t
 }
@@ -107,8 +109,8 @@ func inputSchema(a app.Action) json.RawMessage {
 	delete(m, "additionalProperties")
 	if props, ok := m["properties"].(map[string]any); ok {
 		for name, p := range props {
-			if a.Tuning(name) {
-				// Accepted, not advertised: see app.Action.Tuning.
+			if a.Unlisted(name) != "" {
+				// Accepted, not advertised: see app.Action.Unlisted.
 				delete(props, name)
 				continue
 			}
@@ -249,13 +251,21 @@ func handler(svc *app.Service, caller app.Caller, a app.Action, logger *slog.Log
 		if len(text) == 0 || text[0] != '{' {
 			return toolError(ctx, logger, a, caller, fmt.Errorf("%s result is not a JSON object", a.Name)), nil
 		}
+		content := string(text)
+		if r, ok := out.(markdowner); ok && r.MarkdownReport() != "" {
+			// Asked for a report (format=md): the text is the report.
+			content = r.MarkdownReport()
+		}
 		return &mcp.CallToolResult{
 			// The raw JSON is sent as is: no second encoding.
 			StructuredContent: json.RawMessage(text),
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: content}},
 		}, nil
 	}
 }
+
+// markdowner is an answer that can carry a Markdown report.
+type markdowner interface{ MarkdownReport() string }
 
 // arguments returns the raw arguments of a call (nil when absent).
 func arguments(req *mcp.CallToolRequest) []byte {

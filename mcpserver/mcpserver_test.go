@@ -16,6 +16,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/assess"
 	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/internal/teststore"
 	"github.com/cortexhq/cortex/llm"
@@ -166,11 +167,12 @@ func TestToolsMatchRegistry(t *testing.T) {
 			props, _ := in["properties"].(map[string]any)
 			advertised := 0
 			for _, p := range a.Params() {
-				if !a.Tuning(p) {
+				unlisted := a.Unlisted(p) != ""
+				if !unlisted {
 					advertised++
 				}
-				if _, ok := props[p]; ok == a.Tuning(p) {
-					t.Errorf("%s.%s: advertised %v, tuning %v", a.Name, p, ok, a.Tuning(p))
+				if _, ok := props[p]; ok == unlisted {
+					t.Errorf("%s.%s: advertised %v, unlisted %q", a.Name, p, ok, a.Unlisted(p))
 				}
 			}
 			if len(props) != advertised || in["description"] != nil || in["additionalProperties"] != nil {
@@ -198,7 +200,7 @@ func TestToolsMatchRegistry(t *testing.T) {
 			ann := tool.Annotations
 			write := a.Cost == app.CostWrite
 			if ann == nil || ann.ReadOnlyHint == write || ann.IdempotentHint == write || ann.OpenWorldHint == nil || *ann.OpenWorldHint ||
-				(write && (ann.DestructiveHint == nil || *ann.DestructiveHint)) {
+				(write && (ann.DestructiveHint == nil || *ann.DestructiveHint != a.Destructive)) {
 				t.Errorf("%s: annotations %+v", a.Name, ann)
 			}
 		}
@@ -223,7 +225,7 @@ func TestToolsMatchRegistry(t *testing.T) {
 }
 
 // TestToolListBudget keeps what every agent session pays for Cortex's
-// tools under about 3.5k tokens: the tools/list answer of a read-only
+// tools under about 3.6k tokens: the tools/list answer of a read-only
 // client at most 14 KB of JSON (a token is about 4 bytes).
 func TestToolListBudget(t *testing.T) {
 	cs := connect(t, newService(t), reader)
@@ -261,7 +263,8 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 		outputs[tool.Name] = &s
 	}
 	args := map[string]any{"search": map[string]any{"query": "deploy"}, "skills_backfill": map[string]any{"dry_run": true},
-		"investigate": map[string]any{"skill": "lavra:lavra-plan"}}
+		"investigate": map[string]any{"skill": "lavra:lavra-plan"}, "redact_rescan": map[string]any{"dry_run": true},
+		"purge": map[string]any{"dry_run": true, "match": "lavra-plan"}}
 	var hit struct {
 		Hits []struct {
 			ID      int64  `json:"id"`
@@ -376,6 +379,23 @@ func TestSkillInvestigate(t *testing.T) {
 		}
 	}
 	toolError(t, call(t, cs, "incidents", map[string]any{"skill": "x", "hook": "Stop"}), "invalid", "several lenses")
+	// format=md: the text is the Markdown report, the structured answer
+	// carries it without the bundles.
+	res := call(t, cs, "investigate", map[string]any{"skill": "lavra:lavra-plan", "format": "md"})
+	if res.IsError || !strings.HasPrefix(text(t, res), "# Cortex investigation — skill `lavra:lavra-plan`") {
+		t.Fatalf("markdown: %s", text(t, res))
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var md struct {
+		Report    string `json:"report"`
+		Evidence  []any  `json:"evidence"`
+		Summaries []any  `json:"evidence_summary"`
+		Total     int    `json:"total_incidents"`
+	}
+	if err := json.Unmarshal(raw, &md); err != nil || md.Report != text(t, res) || len(md.Evidence) != 0 || len(md.Summaries) != 0 || md.Total != 1 {
+		t.Fatalf("structured: %s", raw)
+	}
+	toolError(t, call(t, cs, "investigate", map[string]any{"skill": "lavra:lavra-plan", "format": "html"}), "invalid", "json or md")
 	// No arguments at all, and explicit null, are the defaults.
 	var st struct {
 		Rows int64 `json:"rows"`
@@ -403,22 +423,24 @@ func TestScopes(t *testing.T) {
 	ro, rw := connect(t, svc, reader), connect(t, svc, admin)
 	// Admin tools are not listed to a read-only client: calling one is an
 	// unknown tool.
-	for _, name := range []string{"llm_invocations", "skills_backfill"} {
+	for _, name := range []string{"llm_invocations", "skills_backfill", "redact_rescan", "purge"} {
 		if _, err := ro.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"dry_run": true}}); err == nil {
 			t.Errorf("%s answered a read-only client", name)
 		}
 	}
 
-	// skill_assess is no MCP tool (a remote dry run is for people); an
-	// admin reads the audit of one run elsewhere.
+	// skill_assess is no MCP tool (a remote dry run is for people); run
+	// remotely elsewhere it is a read: a prompt preview, no audit row.
 	if _, err := ro.CallTool(context.Background(), &mcp.CallToolParams{Name: "skill_assess"}); err == nil {
 		t.Error("skill_assess is an MCP tool")
 	}
 	sa, _ := app.ActionByName("skill_assess")
-	if _, err := svc.Call(context.Background(), app.Caller{Surface: cortex.SurfaceMCP, Scopes: []app.Scope{app.ScopeRead}}, sa,
-		&app.SkillAssessParams{SkillSubjectParams: app.SkillSubjectParams{Skill: "lavra:lavra-plan"}}); err != nil {
+	res, err := svc.Call(context.Background(), app.Caller{Surface: cortex.SurfaceREST, Scopes: []app.Scope{app.ScopeRead}}, sa,
+		&app.SkillAssessParams{SkillSubjectParams: app.SkillSubjectParams{Skill: "lavra:lavra-plan"}})
+	if err != nil {
 		t.Fatal(err)
 	}
+	assessed := res.(assess.Result)
 	var audit struct {
 		Invocations []struct {
 			Action        string `json:"action"`
@@ -427,8 +449,8 @@ func TestScopes(t *testing.T) {
 		} `json:"invocations"`
 	}
 	ok(t, call(t, rw, "llm_invocations", nil), &audit)
-	if len(audit.Invocations) != 1 || audit.Invocations[0].Status != "dry_run" || audit.Invocations[0].CallerSurface != cortex.SurfaceMCP {
-		t.Errorf("audit after skill_assess: %+v", audit)
+	if len(audit.Invocations) != 0 || len(assessed.Assessments) == 0 || assessed.Assessments[0].PromptPreview == "" {
+		t.Errorf("audit after skill_assess: %+v; assessment %+v", audit, assessed)
 	}
 
 	toolError(t, call(t, rw, "skills_backfill", nil), "invalid", "dry_run")

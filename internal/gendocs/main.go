@@ -57,7 +57,9 @@ func contracts() string {
 	b.WriteString("actions, which the all-lens tools `incidents` and `investigate` serve with `lens=…` or a subject filter\n")
 	b.WriteString("(column MCP); `skill_assess` and `help` are no MCP tools (see SCHEMA.md). Admin tools are listed only to MCP\n")
 	b.WriteString("clients with the admin scope. Tuning parameters (`window_minutes`, `correlation_window_minutes`, `max_bytes`,\n")
-	b.WriteString("`min_score`) are accepted on MCP but not listed in the tools' schemas. Scopes: `cortex:read`;\n")
+	b.WriteString("`min_score`), and the subject filters of `incidents` and `investigate` that `target` and `hook` cover\n")
+	b.WriteString("(`mcp_server`, `mcp_tool`, `hook_event`, `hook_source`, `evidence_kind`), are accepted on MCP but not listed\n")
+	b.WriteString("in the tools' schemas. Scopes: `cortex:read`;\n")
 	b.WriteString("`cortex:admin` implies read. Cost classes: `cheap` (one indexed query), `moderate` (a candidate scan),\n")
 	b.WriteString("`expensive` (evidence bundles), `write` (changes the store). The parameter `agent` was called `tool`\n")
 	b.WriteString("before; `tool` is still accepted everywhere (`--tool` on the CLI). Listings return `next` while more\n")
@@ -116,8 +118,8 @@ func schemas() string {
 			if len(values) > 0 {
 				doc += fmt.Sprintf(" (one of: %s)", enumList(values))
 			}
-			if a.Tuning(name) {
-				doc += " — tuning: accepted on MCP, not listed"
+			if why := a.Unlisted(name); why != "" && a.OnMCP() {
+				doc += " — " + why + ": accepted on MCP, not listed"
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, typ, strings.ReplaceAll(doc, "|", "\\|"))
 		}
