@@ -132,7 +132,7 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		if err != nil {
 			return b, err
 		}
-		classified := classifyCalls(calls, toActs(acts, nil))
+		classified := classifyCalls(calls, toActs(acts), nil)
 		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(classified, o.maxBytes), capToolFailures, false)
 		texts, _, err := userTexts(ctx, e.db, s, from, to)
 		if err != nil {

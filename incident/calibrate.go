@@ -10,7 +10,6 @@ import (
 	"sort"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/voice"
 )
@@ -43,13 +42,13 @@ var endKinds = map[string]bool{cortex.UserPrompt: true, cortex.UserCommand: true
 
 // badEnd reports whether a session ends badly, given its last acts
 // (newest first, at most endActs): see BadEndDefinition.
-func badEnd(last []sqlite.UserAct, abuse *phrase.Set) bool {
+func badEnd(last []sqlite.UserAct) bool {
 	for i, a := range last {
 		switch a.Kind {
 		case cortex.UserInterrupt, cortex.UserRejection:
 			return true
 		}
-		r := voice.Read(a.Text, abuse)
+		r := reading(a)
 		if r.Has(voice.Stop) || r.Has(voice.Revert) || r.Has(voice.Abuse) {
 			return true
 		}
@@ -97,10 +96,9 @@ func (e *Engine) Calibrate(ctx context.Context, p cortex.CalibrationParams, prog
 		}
 		last[k] = append(last[k], a)
 	}
-	abuse := phrase.NewSet(voice.DefaultAbuseTerms...)
 	bad := map[sessionKey]bool{}
 	for k, l := range last {
-		if badEnd(l, abuse) {
+		if badEnd(l) {
 			bad[k] = true
 		}
 	}

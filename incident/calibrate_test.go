@@ -7,16 +7,13 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/testcorpus"
-	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/sqlite"
-	"github.com/cortexhq/cortex/voice"
 )
 
 // A session's ending, from its last acts (newest first). Texts are what
 // users typed in ../shared/corpus/real (claude d43002f0…, 1284c080…,
 // codex 019ec66b…) and plain working prompts.
 func TestBadEnd(t *testing.T) {
-	abuse := phrase.NewSet(voice.DefaultAbuseTerms...)
 	act := func(kind, text string) sqlite.UserAct { return sqlite.UserAct{Kind: kind, Text: text} }
 	for _, tc := range []struct {
 		name string
@@ -35,7 +32,7 @@ func TestBadEnd(t *testing.T) {
 			act(cortex.UserCommand, "/review"), act(cortex.UserPrompt, "fix the flaky test")}, false},
 		{"a standing instruction is no bad end", []sqlite.UserAct{act(cortex.UserPrompt, "do not commit anything")}, false},
 	} {
-		if got := badEnd(tc.last, abuse); got != tc.want {
+		if got := badEnd(tc.last); got != tc.want {
 			t.Errorf("%s: got %v", tc.name, got)
 		}
 	}

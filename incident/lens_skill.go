@@ -128,11 +128,23 @@ func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 		if len(runs) == 0 {
 			continue
 		}
+		// The calls of the runs' scopes, and a while after them (a failure
+		// recovered later); only calls in a scope are classified.
 		from, to := runs[0].Start, time.Time{}
+		open := false
 		for _, r := range runs {
 			from = minTime(from, r.Start)
+			open = open || r.End.IsZero()
+			to = maxTime(to, r.End)
 		}
-		calls, _, err := vr.calls(ctx, sv, from, to)
+		if open {
+			to = time.Time{}
+		} else {
+			to = to.Add(recoveryAfter)
+		}
+		calls, _, err := vr.calls(ctx, sv, from, to, func(t time.Time) bool {
+			return slices.ContainsFunc(runs, func(r *skillRun) bool { return r.covers(t) })
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -150,6 +162,11 @@ func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 	}
 	return out, nil
 }
+
+// recoveryAfter is how long after its runs' scopes a skill session's
+// calls are read: a failure recovered later than that is not counted as
+// recovered.
+const recoveryAfter = 30 * time.Minute
 
 // runProject is the project a run's key carries: its first event's, else
 // the session's.

@@ -14,6 +14,7 @@ import (
 	"github.com/cortexhq/cortex/redact"
 	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/transcript"
+	"github.com/cortexhq/cortex/voice"
 )
 
 // Event kinds a backfill can rebuild.
@@ -102,10 +103,13 @@ type BackfillResult struct {
 	ParseErrors int64              `json:"parse_errors"`
 	// Truncated is set when Limit stopped the scan before the last row;
 	// continue with AfterID = LastID.
-	Truncated bool     `json:"truncated"`
-	LastID    int64    `json:"last_id"`
-	Elapsed   Duration `json:"elapsed"`
-	Errors    []string `json:"errors,omitempty"`
+	Truncated bool  `json:"truncated"`
+	LastID    int64 `json:"last_id"`
+	// VoicesRead counts user events read again by this binary's voice
+	// rules (pending backfills only).
+	VoicesRead int64    `json:"voices_read,omitempty"`
+	Elapsed    Duration `json:"elapsed"`
+	Errors     []string `json:"errors,omitempty"`
 }
 
 // Backfill rebuilds events from the records stored in the database (not
@@ -238,12 +242,73 @@ type PendingStore interface {
 // It returns a zero result and ran=false when nothing is pending.
 func BackfillPending(ctx context.Context, db PendingStore, opts BackfillOptions) (res BackfillResult, ran bool, err error) {
 	kinds, err := db.PendingBackfills(ctx)
-	if err != nil || len(kinds) == 0 {
+	if err != nil {
 		return res, false, err
 	}
-	opts.Kinds, opts.AfterID, opts.Limit, opts.Since, opts.DryRun = kinds, 0, 0, time.Time{}, false
-	res, err = Backfill(ctx, db, opts)
-	return res, true, err
+	if len(kinds) > 0 {
+		opts.Kinds, opts.AfterID, opts.Limit, opts.Since, opts.DryRun = kinds, 0, 0, time.Time{}, false
+		if res, err = Backfill(ctx, db, opts); err != nil {
+			return res, true, err
+		}
+		ran = true
+	}
+	if vs, ok := db.(VoiceStore); ok {
+		n, err := RefreshVoices(ctx, vs, opts)
+		res.VoicesRead = n
+		ran = ran || n > 0
+		if err != nil {
+			return res, ran, err
+		}
+	}
+	return res, ran, nil
+}
+
+// VoiceStore is a store of user events with their stored readings.
+type VoiceStore interface {
+	StaleVoices(ctx context.Context, version int, after int64, limit int) ([]sqlite.UserAct, error)
+	SetVoices(ctx context.Context, readings []sqlite.VoiceReading) error
+	locker
+}
+
+// RefreshVoices reads again the user events whose stored reading is
+// missing or of other rules than this binary's (voice.Version), in
+// batches of one transaction each, and returns how many it read. It runs
+// under the backfill lock.
+func RefreshVoices(ctx context.Context, db VoiceStore, opts BackfillOptions) (int64, error) {
+	first, err := db.StaleVoices(ctx, voice.Version, 0, 1)
+	if err != nil || len(first) == 0 {
+		return 0, err
+	}
+	if opts.Holder == "" {
+		opts.Holder = "backfill"
+	}
+	release, err := db.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, proc.Alive, 6*time.Hour)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	var n, after int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		acts, err := db.StaleVoices(ctx, voice.Version, after, 2000)
+		if err != nil || len(acts) == 0 {
+			return n, err
+		}
+		readings := make([]sqlite.VoiceReading, len(acts))
+		for i, a := range acts {
+			readings[i] = sqlite.VoiceReading{ID: a.ID, Version: voice.Version}
+			if a.Text != "" {
+				readings[i].Voice = voice.Encode(voice.Read(a.Text, nil))
+			}
+			after = a.ID
+		}
+		if err := db.SetVoices(ctx, readings); err != nil {
+			return n, err
+		}
+		n += int64(len(acts))
+	}
 }
 
 // extractStored rebuilds a stored record's events exactly as ingest did:
@@ -262,6 +327,7 @@ func extractStored(opts BackfillOptions, r sqlite.StoredRecord) (cortex.Events, 
 		return cortex.Events{}, err
 	}
 	RedactEvents(opts.Redactor, &ev)
+	ReadVoices(&ev)
 	return ev, nil
 }
 

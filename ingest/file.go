@@ -431,6 +431,7 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 	if !fr.r.opts.NoEvents {
 		events = res.Events
 		RedactEvents(red, &events)
+		ReadVoices(&events)
 	}
 	sum := sha256.Sum256(raw)
 	enc := fr.r.opts.Codec.Encode(nil, raw)
