@@ -7,6 +7,9 @@ const (
 	SummaryAnchors = 5
 	// SummaryRowBytes bounds the text of each anchor in a summary.
 	SummaryRowBytes = 280
+	// SummaryOthers is how many other matching incidents a summarized
+	// investigation lists (total_incidents counts them all).
+	SummaryOthers = 10
 )
 
 // BundleSummary is the short form of a Bundle that investigations return
@@ -34,6 +37,9 @@ func Summarize(b Bundle) BundleSummary {
 	}
 	counts := map[string]int{
 		"signal_anchors":          len(b.SignalAnchors),
+		"user_voice":              len(b.UserVoice),
+		"skill_outputs":           len(b.SkillOutputs),
+		"failures":                len(b.Failures),
 		"transcript_before":       len(b.TranscriptBefore),
 		"transcript_after":        len(b.TranscriptAfter),
 		"nearby_tool_failures":    len(b.NearbyToolFailures),
@@ -56,7 +62,8 @@ func Summarize(b Bundle) BundleSummary {
 }
 
 // Summarized returns the investigation with its bundles replaced by
-// their summaries (Detail false), or as it is when detail is asked for.
+// their summaries and at most SummaryOthers other matching incidents
+// (Detail false), or as it is when detail is asked for.
 func (inv Investigation) Summarized(detail bool) Investigation {
 	inv.Detail = detail
 	if detail {
@@ -70,5 +77,8 @@ func (inv Investigation) Summarized(detail bool) Investigation {
 		inv.Summaries[i] = Summarize(b)
 	}
 	inv.Bundles = nil
+	if len(inv.OtherMatching) > SummaryOthers {
+		inv.OtherMatching, inv.Truncated = inv.OtherMatching[:SummaryOthers], true
+	}
 	return inv
 }
