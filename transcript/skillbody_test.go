@@ -94,7 +94,7 @@ func TestSkillReadRange(t *testing.T) {
 
 func TestShellCommandJSON(t *testing.T) {
 	for args, want := range map[string]string{
-		`{"cmd":"sed -n '1,220p' SKILL.md","workdir":"/x"}`:              "sed -n '1,220p' SKILL.md",
+		`{"cmd":"sed -n '1,220p' SKILL.md","workdir":"/x"}`:           "sed -n '1,220p' SKILL.md",
 		`{"command":["bash","-lc","cat ~/.codex/skills/x/SKILL.md"]}`: "cat ~/.codex/skills/x/SKILL.md",
 		`not json`: "",
 	} {
