@@ -79,3 +79,22 @@ func SampleSize(p1, p2 float64) int {
 	num := Z95*math.Sqrt(2*pbar*(1-pbar)) + zPower80*math.Sqrt(p1*(1-p1)+p2*(1-p2))
 	return int(math.Ceil(num * num / ((p1 - p2) * (p1 - p2))))
 }
+
+// ExactMinimum returns the fewest observations per group (at most limit)
+// with which Fisher's exact test at α = 0.05 rejects equal rates on the
+// table the rates p1 and p2 would give: the normal approximation of
+// SampleSize undercounts at rates near 0 or 1, where one run each can
+// never be significant. It returns limit when no smaller count does, 0
+// when the rates are equal.
+func ExactMinimum(p1, p2 float64, limit int) int {
+	if p1 == p2 || math.IsNaN(p1) || math.IsNaN(p2) {
+		return 0
+	}
+	for n := 2; n < limit; n++ {
+		a, c := int(math.Round(float64(n)*p1)), int(math.Round(float64(n)*p2))
+		if FisherExact(a, n-a, c, n-c) < 0.05 {
+			return n
+		}
+	}
+	return limit
+}

@@ -73,3 +73,16 @@ func TestSampleSize(t *testing.T) {
 		t.Errorf("a smaller difference needs more runs: %d vs %d", a, b)
 	}
 }
+
+func TestExactMinimum(t *testing.T) {
+	// 4/4 vs 0/4: p = 0.0286; 3/3 vs 0/3: p = 0.1.
+	if n := ExactMinimum(1, 0, 1000); n != 4 {
+		t.Errorf("ExactMinimum(1, 0) = %d, want 4", n)
+	}
+	if n := ExactMinimum(0.5, 0.5, 1000); n != 0 {
+		t.Errorf("equal rates: %d", n)
+	}
+	if n := ExactMinimum(0.5, 0.45, 50); n != 50 {
+		t.Errorf("a tiny difference within 50: %d", n)
+	}
+}
