@@ -33,6 +33,8 @@ investigate builds bounded evidence bundles with deterministic findings.`,
   cortex ai backfill --all --dry-run
   cortex ai skill-incidents --since 30d
   cortex ai skill-investigate lavra:lavra-plan
+  cortex ai skill-health
+  cortex ai skill-compare verify
   cortex ai abuse --since 7d
   cortex ai mcp-investigate labby
   cortex ai hook-incidents PostToolUse:Bash`,
@@ -58,6 +60,7 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		newCmdAIAssessAlias(f, "abuse", "assess"),
 		NewCmdAILLMInvocations(f, nil),
 	)
+	cmd.AddCommand(newSkillLifecycleCmds(f)...)
 	return cmd
 }
 

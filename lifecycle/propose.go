@@ -155,6 +155,15 @@ func Propose(skill, path, text string, fs []Finding) Proposal {
 	sum := sha256.Sum256([]byte(text))
 	p := Proposal{Skill: skill, File: path, FileSHA256: hex.EncodeToString(sum[:]), Source: "deterministic",
 		Hunks: []Hunk{}, Skipped: []Skipped{}}
+	fs = slices.DeleteFunc(slices.Clone(fs), func(f Finding) bool {
+		if !Relevant(f.Finding, text) {
+			p.Skipped = append(p.Skipped, Skipped{Category: f.Category, IncidentIDs: []string{f.IncidentID},
+				Reason: fmt.Sprintf("the skill does not mention %s: the failing step is likely another skill's (see the incident's co-active skills)",
+					"`"+failingStep(f.Finding)+"`")})
+			return true
+		}
+		return false
+	})
 	// One edit per category, citing every incident that showed it.
 	type group struct {
 		f    cortex.Finding
@@ -187,6 +196,7 @@ func Propose(skill, path, text string, fs []Finding) Proposal {
 	}
 	lines := splitLines(text)
 	lower := strings.ToLower(text)
+
 	var edits []edit
 	var tail []edit
 	for _, cat := range order {
@@ -203,7 +213,7 @@ func Propose(skill, path, text string, fs []Finding) Proposal {
 			continue
 		}
 		e := edit{lines: []string{line}, cats: []string{cat}, incs: g.incs, ev: g.ev}
-		if i := quotedLine(lines, g.f.SkillQuotes); i >= 0 {
+		if i := quotedLine(lines, g.f); i >= 0 {
 			e.after, e.anchor = blockEnd(lines, i), fmt.Sprintf("after the block holding line %d, which the finding quotes", i+1)
 			e.lines = []string{indentLike(lines, i, line)}
 			if openFence(lines, i) >= 0 || !isItem(lines[i]) {
@@ -256,24 +266,77 @@ func splitLines(text string) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
-// quotedLine finds the first quoted skill-document line in the file (by
-// its trimmed text), or -1.
-func quotedLine(lines []string, qs []cortex.SkillQuote) int {
-	for _, q := range qs {
+// quotedLine finds the first line of the file a finding quotes (by its
+// trimmed text) that names a value of the evidence (the failing command,
+// its program, the module, the rejected value, the forbidden verb), or -1:
+// a line matched only by the category's words is no evidence of where the
+// edit belongs.
+func quotedLine(lines []string, f cortex.Finding) int {
+	for _, q := range f.SkillQuotes {
 		if q.Source != "skill_doc" {
 			continue
 		}
 		want := strings.TrimSpace(q.Text)
-		if want == "" {
+		if want == "" || !namesValue(want, f.HintValues) {
 			continue
 		}
 		for i, l := range lines {
-			if strings.TrimSpace(l) == want {
+			if sameLine(l, want) {
 				return i
 			}
 		}
 	}
 	return -1
+}
+
+// sameLine reports whether a file line is the line a finding quotes:
+// quotes have their white space collapsed and are cut to 200 bytes with
+// "…".
+func sameLine(line, quote string) bool {
+	l := strings.Join(strings.Fields(line), " ")
+	if cut, ok := strings.CutSuffix(quote, "…"); ok && len(l) > len(cut) {
+		return cut != "" && strings.HasPrefix(l, cut)
+	}
+	return l == quote
+}
+
+// namesValue reports whether text names one of the values.
+func namesValue(text string, values map[string]string) bool {
+	t := strings.ToLower(text)
+	for _, v := range values {
+		if v != "" && strings.Contains(t, strings.ToLower(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// failingStep is the command (else program) a finding's evidence names.
+func failingStep(f cortex.Finding) string {
+	if c := f.HintValues["command"]; c != "" {
+		return c
+	}
+	return f.HintValues["program"]
+}
+
+// Relevant reports whether a finding about a failing step belongs to a
+// skill whose document is doc: the document names the failing command, its
+// program or the program the evidence names. Findings that name no step
+// (the user's verdicts) are always relevant. When several skills are
+// active, a failure is charged to each of them; only the one whose
+// document drives the failing step should change.
+func Relevant(f cortex.Finding, doc string) bool {
+	cmd, prog := f.HintValues["command"], f.HintValues["program"]
+	if cmd == "" && prog == "" {
+		return true
+	}
+	d := strings.ToLower(doc)
+	for _, v := range []string{cmd, strings.SplitN(cmd, " ", 2)[0], prog} {
+		if v != "" && strings.Contains(d, strings.ToLower(v)) {
+			return true
+		}
+	}
+	return false
 }
 
 // blockEnd returns the last line of the block holding line i: the end of
@@ -294,14 +357,41 @@ func blockEnd(lines []string, i int) int {
 		for j+1 < len(lines) && strings.TrimSpace(lines[j+1]) != "" && !isItem(lines[j+1]) && indentOf(lines[j+1]) > ind {
 			j++
 		}
-		return j
+		return introduced(lines, j)
 	}
 	j := i
 	for j+1 < len(lines) && strings.TrimSpace(lines[j+1]) != "" && !isItem(lines[j+1]) &&
 		!strings.HasPrefix(lines[j+1], "#") && !strings.HasPrefix(strings.TrimSpace(lines[j+1]), "```") {
 		j++
 	}
-	return j
+	return introduced(lines, j)
+}
+
+// introduced extends a block that ends with ":" over what it introduces:
+// the code block, list or table after it.
+func introduced(lines []string, j int) int {
+	if !strings.HasSuffix(strings.TrimSpace(lines[j]), ":") {
+		return j
+	}
+	k := j + 1
+	for k < len(lines) && strings.TrimSpace(lines[k]) == "" {
+		k++
+	}
+	if k >= len(lines) || strings.HasPrefix(strings.TrimSpace(lines[k]), "#") {
+		return j
+	}
+	if strings.HasPrefix(strings.TrimSpace(lines[k]), "```") {
+		for m := k + 1; m < len(lines); m++ {
+			if strings.HasPrefix(strings.TrimSpace(lines[m]), "```") {
+				return m
+			}
+		}
+		return len(lines) - 1
+	}
+	for k+1 < len(lines) && strings.TrimSpace(lines[k+1]) != "" && !strings.HasPrefix(strings.TrimSpace(lines[k+1]), "#") {
+		k++
+	}
+	return k
 }
 
 // openFence reports the line of the code fence line i is inside, or -1.
@@ -381,6 +471,24 @@ func render(path, text string, lines []string, edits []edit) (string, []Hunk, st
 		return text, []Hunk{}, ""
 	}
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].after < edits[j].after })
+	// Edits at one place become one block.
+	merged := edits[:1]
+	for _, e := range edits[1:] {
+		last := &merged[len(merged)-1]
+		if e.after != last.after {
+			merged = append(merged, e)
+			continue
+		}
+		ls := e.lines
+		if len(ls) > 1 && ls[0] == "" {
+			ls = ls[1:]
+		}
+		last.lines = append(slices.Clone(last.lines), ls...)
+		last.cats = append(slices.Clone(last.cats), e.cats...)
+		last.incs = union(slices.Clone(last.incs), e.incs)
+		last.ev = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(last.ev), e.ev...))))
+	}
+	edits = merged
 	// Byte offset of the start of each line.
 	offs := make([]int, len(lines)+1)
 	for i, l := range lines {

@@ -55,6 +55,9 @@ const (
 	ActionSkillAssess = "skill_assess"
 	ActionMCPAssess   = "mcp_assess"
 	ActionHookAssess  = "hook_assess"
+	// ActionSkillPropose is an LLM proposal of SKILL.md edits
+	// (cortex ai skill-propose --llm).
+	ActionSkillPropose = "skill_propose"
 	// ActionBackground is background enrichment, gated by
 	// BackgroundEnabled like the background surface.
 	ActionBackground = "background_enrich"
@@ -62,7 +65,7 @@ const (
 
 // KnownActions lists the actions an [llm.actions.<name>] section may name.
 func KnownActions() []string {
-	return []string{ActionAbuseAssess, ActionSkillAssess, ActionMCPAssess, ActionHookAssess, ActionBackground}
+	return []string{ActionAbuseAssess, ActionSkillAssess, ActionMCPAssess, ActionHookAssess, ActionSkillPropose, ActionBackground}
 }
 
 // DefaultConfig returns the defaults: enabled, one call at a time, 3 per

@@ -236,3 +236,17 @@ func (db *DB) StoreSkillBodies(ctx context.Context, ups []SkillBodyUpdate) error
 		return nil
 	})
 }
+
+// LastPrompt returns the last prompt or command the user typed in a
+// session's main thread at or before t (ok false: none).
+func (db *DB) LastPrompt(ctx context.Context, s SessionScope, t time.Time) (UserAct, bool, error) {
+	acts, err := collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events
+		INDEXED BY idx_ai_user_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND ai_agent_id IS NULL AND event_kind IN (?, ?)
+		AND timestamp <= ? ORDER BY timestamp DESC, id DESC LIMIT 1`,
+		s.Session, string(s.Tool), s.Host, cortex.UserPrompt, cortex.UserCommand, cortex.FormatTime(t)))
+	if err != nil || len(acts) == 0 {
+		return UserAct{}, false, err
+	}
+	return acts[0], true, nil
+}
