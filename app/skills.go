@@ -366,16 +366,7 @@ func (s *Service) SkillHealth(ctx context.Context, p SkillHealthParams) (SkillHe
 		if err != nil {
 			return rep, err
 		}
-		cats := map[string]int{}
-		seen := map[string]bool{}
-		for _, f := range fs {
-			if k := f.IncidentID + "\x00" + f.Category; f.Category != "unknown" && !seen[k] {
-				seen[k] = true
-				cats[f.Category]++
-			}
-		}
-		h := lifecycle.SkillHealth(hs[i].Skill, sr.runsOf(hs[i].Skill), sr.versionsOf(hs[i].Skill), cats, n)
-		hs[i] = h
+		hs[i] = lifecycle.SkillHealth(hs[i].Skill, sr.runsOf(hs[i].Skill), sr.versionsOf(hs[i].Skill), fs, n)
 	}
 	rep.Skills = hs
 	return rep, nil

@@ -89,6 +89,8 @@ var minimal = map[string]string{
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
 	"friction_incidents": "", "friction_investigate": "",
 	"session_show": "detail=true", "row_show": "",
+	"skill_versions": "skill=lavra:lavra-plan", "skill_health": "", "skill_compare": "skill=lavra:lavra-plan&before=2020-01-01",
+	"skill_propose": "skill=lavra:lavra-plan&file=../lifecycle/testdata/using-entire/SKILL.md", "skill_evals": "skill=lavra:lavra-plan",
 }
 
 // pathValues fills the {name} segments of a route with values of the

@@ -55,11 +55,15 @@ func Grade(score float64) string {
 	return "F"
 }
 
-// CategoryCount is a finding category and how many incidents showed it.
+// CategoryCount is a finding category, how many incidents showed it and
+// the highest confidence it had.
 type CategoryCount struct {
-	Category  string `json:"category"`
-	Incidents int    `json:"incidents"`
+	Category   string `json:"category"`
+	Incidents  int    `json:"incidents"`
+	Confidence string `json:"confidence"`
 }
+
+var confidenceRank = map[string]int{"low": 1, "medium": 2, "high": 3}
 
 // Week is one ISO week of a skill's runs.
 type Week struct {
@@ -142,9 +146,8 @@ func Summarize(runs []Run) Stats {
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // SkillHealth computes a skill's health from its runs, versions and the
-// finding categories of its investigated incidents (category → incidents
-// showing it; from = incidents read).
-func SkillHealth(skill string, runs []Run, versions []Version, categories map[string]int, from int) Health {
+// findings of its investigated incidents (from = incidents read).
+func SkillHealth(skill string, runs []Run, versions []Version, findings []Finding, from int) Health {
 	h := Health{Skill: skill, Stats: Summarize(runs), Agents: []string{}, TopFindings: []CategoryCount{},
 		Weekly: []Week{}, Versions: []VersionHealth{}, FindingsFrom: from}
 	var first, last time.Time
@@ -180,13 +183,35 @@ func SkillHealth(skill string, runs []Run, versions []Version, categories map[st
 		h.Weekly = append(h.Weekly, *w)
 	}
 	sort.Slice(h.Weekly, func(i, j int) bool { return h.Weekly[i].Week < h.Weekly[j].Week })
-	for c, n := range categories {
-		h.TopFindings = append(h.TopFindings, CategoryCount{Category: c, Incidents: n})
+	cats := map[string]*CategoryCount{}
+	seen := map[string]bool{}
+	for _, f := range findings {
+		if f.Category == "unknown" {
+			continue
+		}
+		c := cats[f.Category]
+		if c == nil {
+			c = &CategoryCount{Category: f.Category}
+			cats[f.Category] = c
+		}
+		if k := f.IncidentID + "\x00" + f.Category; !seen[k] {
+			seen[k] = true
+			c.Incidents++
+		}
+		if confidenceRank[f.Confidence] > confidenceRank[c.Confidence] {
+			c.Confidence = f.Confidence
+		}
+	}
+	for _, c := range cats {
+		h.TopFindings = append(h.TopFindings, *c)
 	}
 	sort.Slice(h.TopFindings, func(i, j int) bool {
 		a, b := h.TopFindings[i], h.TopFindings[j]
 		if a.Incidents != b.Incidents {
 			return a.Incidents > b.Incidents
+		}
+		if ra, rb := confidenceRank[a.Confidence], confidenceRank[b.Confidence]; ra != rb {
+			return ra > rb
 		}
 		return a.Category < b.Category
 	})

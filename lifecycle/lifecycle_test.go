@@ -97,7 +97,12 @@ func TestSkillHealth(t *testing.T) {
 		{Tool: cortex.ToolCodex, Session: "c", Start: t0.Add(9 * 24 * time.Hour)},
 	}
 	h := SkillHealth("deploy", runs, []Version{{Version: "v1", Ordinal: 1}, {Version: "v2", Ordinal: 2}},
-		map[string]int{"missing_authentication": 1, "stale_file_state": 1, "skill_did_more_than_asked": 2}, 1)
+		[]Finding{{IncidentID: "i1", Finding: cortex.Finding{Category: "skill_did_more_than_asked", Confidence: "low"}},
+			{IncidentID: "i2", Finding: cortex.Finding{Category: "skill_did_more_than_asked", Confidence: "low"}},
+			{IncidentID: "i2", Finding: cortex.Finding{Category: "skill_did_more_than_asked", Confidence: "low"}},
+			{IncidentID: "i1", Finding: cortex.Finding{Category: "stale_file_state", Confidence: "low"}},
+			{IncidentID: "i1", Finding: cortex.Finding{Category: "missing_authentication", Confidence: "high"}},
+			{IncidentID: "i1", Finding: cortex.Finding{Category: "unknown"}}}, 2)
 	if h.Runs != 3 || h.Incidents != 1 || h.Severe != 1 || h.Sessions != 3 || !h.Provisional || h.UnknownVersionRuns != 1 {
 		t.Errorf("health = %+v", h.Stats)
 	}
@@ -107,7 +112,8 @@ func TestSkillHealth(t *testing.T) {
 	if len(h.Weekly) != 2 || h.Weekly[0].Week != "2026-W23" || h.Weekly[0].Incidents != 1 || h.Weekly[1].Runs != 2 {
 		t.Errorf("weekly = %+v", h.Weekly)
 	}
-	if h.TopFindings[0].Category != "skill_did_more_than_asked" || h.TopFindings[1].Category != "missing_authentication" {
+	if len(h.TopFindings) != 3 || h.TopFindings[0].Category != "skill_did_more_than_asked" || h.TopFindings[0].Incidents != 2 ||
+		h.TopFindings[1].Category != "missing_authentication" || h.TopFindings[1].Confidence != "high" {
 		t.Errorf("top findings = %+v", h.TopFindings)
 	}
 	if len(h.Versions) != 2 || h.Versions[0].Runs != 1 || h.Versions[0].Grade != "F" || h.Versions[1].Grade != "A" {
@@ -315,4 +321,25 @@ func TestBuildEvals(t *testing.T) {
 	}
 	validate(t, "evals.schema.json", e.EvalSet)
 	validate(t, "trigger_evals.schema.json", e.TriggerEvals)
+}
+
+func TestAcceptDiff(t *testing.T) {
+	text := "# Ship\n\n1. Run the tests.\n2. Push.\n3. Tell the user.\n"
+	good := "--- a/SKILL.md\n+++ b/SKILL.md\n@@ -2,3 +2,4 @@\n \n 1. Run the tests.\n+   - Stop when they fail.\n 2. Push.\n"
+	nt, d, err := AcceptDiff("/s/ship/SKILL.md", text, "Sure:\n```diff\n"+good+"```\nDone.")
+	if err != nil || !strings.Contains(nt, "   - Stop when they fail.\n2. Push.") || !strings.Contains(d, "+   - Stop when they fail.") {
+		t.Fatalf("accept: %v\n%s", err, d)
+	}
+	if _, _, err := AcceptDiff("/s/SKILL.md", text, good); err != nil {
+		t.Errorf("an unfenced diff: %v", err)
+	}
+	stale := strings.Replace(good, " 2. Push.", " 2. Push to main.", 1)
+	big := "--- a/SKILL.md\n+++ b/SKILL.md\n@@ -1,5 +1,1 @@\n-# Ship\n-\n-1. Run the tests.\n-2. Push.\n-3. Tell the user.\n+# New\n"
+	two := good + "--- a/other.md\n+++ b/other.md\n@@ -1 +1 @@\n-x\n+y\n"
+	for name, answer := range map[string]string{"no diff": "I would not change anything.", "context does not match": stale,
+		"a rewrite": big, "two files": two} {
+		if _, _, err := AcceptDiff("/s/SKILL.md", text, answer); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
