@@ -31,6 +31,7 @@ type Service struct {
 
 	runner      *llm.Runner
 	newProvider ProviderFactory
+	llmConfig   llm.Config
 
 	codecOnce sync.Once
 	rawCodec  *rawcodec.Codec

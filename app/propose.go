@@ -111,7 +111,7 @@ func (s *Service) llmProposal(ctx context.Context, skill, path, text string, fs 
 	if err != nil {
 		return nil, lifecycle.Proposal{}, err
 	}
-	provider, err := s.newProvider(model)
+	provider, err := s.providerFor(llm.ActionSkillPropose, model)
 	if err != nil {
 		return nil, lifecycle.Proposal{}, err
 	}
