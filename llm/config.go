@@ -60,7 +60,6 @@ type ActionConfig struct {
 	Model    string `toml:"model" json:"model,omitempty"`
 }
 
-
 // Actions that run an LLM.
 const (
 	ActionAbuseAssess = "ai_assess"
