@@ -204,8 +204,8 @@ func (d skillData) CompareSides() []lifecycle.Side {
 
 // Pct renders a rate as a percentage.
 func (d skillData) Pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) + "%" }
-func (d skillData) ChartSVG() any    { return d.Chart.SVG() }
-func (d skillData) ChartEmpty() bool { return d.Chart.empty() }
+func (d skillData) ChartSVG() any        { return d.Chart.SVG() }
+func (d skillData) ChartEmpty() bool     { return d.Chart.empty() }
 
 // EvidenceURL links a finding's evidence row into its session.
 func (d skillData) EvidenceURL(b cortex.Bundle, id int64) string {
