@@ -310,7 +310,7 @@ type LLMInvocationsParams struct {
 // BackfillActionParams are the parameters of skills_backfill.
 type BackfillActionParams struct {
 	DryRun  *bool    `json:"dry_run" jsonschema:"required: true counts what would be extracted, false writes it"`
-	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds: skills, mcp, hooks (default skills)"`
+	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds: skills, mcp, hooks, users, bodies (skill versions); default skills"`
 	Since   string   `json:"since,omitempty" jsonschema:"only rows newer than this"`
 	AfterID int64    `json:"after_id,omitempty" jsonschema:"continue a truncated run after this row id"`
 	Limit   int      `json:"limit,omitempty" jsonschema:"rows to scan (default 100000, max 1000000)"`
