@@ -574,14 +574,9 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// baseName is the file's name: diffs are relative to the skill's folder
+// (patch -p1 -d SKILL_DIR).
 func baseName(p string) string {
 	p = strings.ReplaceAll(p, `\`, "/")
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		dir := p[:i]
-		if j := strings.LastIndexByte(dir, '/'); j >= 0 {
-			return dir[j+1:] + "/" + p[i+1:]
-		}
-		return p
-	}
-	return p
+	return p[strings.LastIndexByte(p, '/')+1:]
 }
