@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -232,6 +233,8 @@ type SkillVersionList struct {
 	UnknownVersionRuns int `json:"unknown_version_runs"`
 	// Diff is the unified diff between two versions (from → to).
 	Diff *VersionDiff `json:"diff,omitempty"`
+	// Message says why a diff asked for is absent.
+	Message string `json:"message,omitempty"`
 }
 
 // VersionDiff is the diff between two stored versions.
@@ -263,6 +266,10 @@ func (s *Service) SkillVersions(ctx context.Context, p SkillVersionsParams) (Ski
 		return out, nil
 	}
 	vs := out.Versions
+	if len(vs) < 2 && p.From == "" && p.To == "" {
+		out.Message = fmt.Sprintf("%d version(s) of the skill seen: nothing to diff yet", len(vs))
+		return out, nil
+	}
 	from, to, err := pickPair(vs, p.From, p.To)
 	if err != nil {
 		return out, err
@@ -460,6 +467,22 @@ func (s *Service) SkillCompare(ctx context.Context, p SkillCompareParams) (lifec
 		before.To = cortex.FormatTime(bt)
 		after = lifecycle.NewSide("runs from "+cortex.FormatTime(at), a)
 		after.From = cortex.FormatTime(at)
+	case len(vs) < 2 && p.Before == "" && p.After == "":
+		// One version so far: nothing to compare it with.
+		var only []lifecycle.Run
+		label := "no stored version"
+		if len(vs) == 1 {
+			for _, r := range runs {
+				if r.Version == vs[0].Version {
+					only = append(only, r)
+				}
+			}
+			label = "v1 " + vs[0].Short
+		}
+		c := lifecycle.Compare(name, lifecycle.NewSide(label, only), lifecycle.NewSide("no later version", nil))
+		c.Message = fmt.Sprintf("only %d version of the skill has been seen: change its SKILL.md and compare the next runs "+
+			"(or compare by date with before)", len(vs))
+		return c, nil
 	default:
 		from, to, err := pickPair(vs, p.Before, p.After)
 		if err != nil {

@@ -64,6 +64,16 @@ func TestSkillLifecycleRealCorpus(t *testing.T) {
 		c.PValue != 1 || c.RunsNeeded == 0 || c.Diff == "" {
 		t.Errorf("verify compare = %+v", c)
 	}
+	// One version so far: no diff, nothing to compare, and no error.
+	one1, err := s.SkillVersions(ctx, SkillVersionsParams{Skill: "using-entire", Diff: true})
+	if err != nil || one1.Diff != nil || one1.Message == "" || len(one1.Versions) != 1 {
+		t.Errorf("one version, diff: %v %+v", err, one1)
+	}
+	oc, err := s.SkillCompare(ctx, SkillCompareParams{Skill: "using-entire"})
+	if err != nil || oc.Verdict != lifecycle.VerdictNotEnoughRuns || oc.Before.Runs != 5 || oc.After.Runs != 0 ||
+		!strings.Contains(oc.Message, "only 1 version") {
+		t.Errorf("one version, compare: %v %+v", err, oc)
+	}
 	cd, err := s.SkillCompare(ctx, SkillCompareParams{Skill: "using-entire", Before: "2026-06-10"})
 	if err != nil || cd.Before.Runs+cd.After.Runs != 5 || cd.Before.To != "2026-06-10T00:00:00.000Z" {
 		t.Errorf("using-entire by date: %v %+v", err, cd)

@@ -96,6 +96,9 @@ func printVersions(f *Factory, res app.SkillVersionList) {
 			v.Loads, v.Runs, v.Incidents, v.Sessions, strings.Join(v.Agents, ","), lines)
 	}
 	tw.Flush()
+	if res.Message != "" {
+		f.IO.Printf("\n%s\n", res.Message)
+	}
 	if res.Diff != nil {
 		note := ""
 		if res.Diff.Partial {
