@@ -57,30 +57,13 @@ func (s *Service) SkillPropose(ctx context.Context, c Caller, p SkillProposePara
 		return SkillProposal{}, cortex.Errorf(cortex.CodeInvalid,
 			"skill_propose: llm and write run only in the local CLI (cortex ai skill-propose --llm/--write)")
 	}
-	sr, err := s.readSkillRuns(ctx, p.ScopeParams, p.Skill)
-	if err != nil {
-		return SkillProposal{}, err
-	}
-	if err := requireSkill("skill_propose", p.Skill, sr); err != nil {
-		return SkillProposal{}, err
-	}
-	name := sr.primaryName()
-	var paths []string
-	for _, n := range sr.names {
-		for _, l := range sr.loads[n] {
-			paths = append(paths, l.Path)
-		}
-	}
-	path, text, tried, err := s.findSkillFile(name, p.File, paths, local)
-	out := SkillProposal{Tried: tried}
+	in, err := s.proposeInputs(ctx, p, local)
+	out := SkillProposal{Tried: in.tried}
 	if err != nil {
 		return out, err
 	}
-	fs, n, err := s.skillFindings(ctx, p.ScopeParams, name, maxSkillBundles)
-	if err != nil {
-		return out, err
-	}
-	out.Findings, out.Incidents = len(fs), n
+	name, path, text, fs := in.skill, in.path, in.text, in.findings
+	out.Findings, out.Incidents = len(fs), in.incidents
 	out.Proposal = lifecycle.Propose(name, path, text, fs)
 	if p.LLM {
 		lp, prop, err := s.llmProposal(ctx, name, path, text, fs, p.Model)
@@ -147,32 +130,37 @@ func (s *Service) proposePrompt(skill, path, text string, fs []lifecycle.Finding
 	return assess.ProposePrompt(skill, ev)
 }
 
+// proposal inputs: the skill, its SKILL.md and the findings of its worst
+// incidents.
+type proposeInput struct {
+	skill, path, text string
+	tried             []string
+	findings          []lifecycle.Finding
+	incidents         int
+}
+
+func (s *Service) proposeInputs(ctx context.Context, p SkillProposeParams, local bool) (proposeInput, error) {
+	sr, err := s.skillRunsOf(ctx, "skill_propose", p.ScopeParams, p.Skill)
+	if err != nil {
+		return proposeInput{}, err
+	}
+	in := proposeInput{skill: sr.primaryName()}
+	in.path, in.text, in.tried, err = s.findSkillFile(in.skill, p.File, sr.loadPaths(), local)
+	if err != nil {
+		return in, err
+	}
+	in.findings, in.incidents, err = s.skillFindings(ctx, p.ScopeParams, in.skill, maxSkillBundles)
+	return in, err
+}
+
 // SkillProposePrompt returns the whole prompt an LLM proposal would send
 // (for --print-prompt), without running anything.
 func (s *Service) SkillProposePrompt(ctx context.Context, p SkillProposeParams) (string, error) {
-	sr, err := s.readSkillRuns(ctx, p.ScopeParams, p.Skill)
+	in, err := s.proposeInputs(ctx, p, true)
 	if err != nil {
 		return "", err
 	}
-	if err := requireSkill("skill_propose", p.Skill, sr); err != nil {
-		return "", err
-	}
-	name := sr.primaryName()
-	var paths []string
-	for _, n := range sr.names {
-		for _, l := range sr.loads[n] {
-			paths = append(paths, l.Path)
-		}
-	}
-	path, text, _, err := s.findSkillFile(name, p.File, paths, true)
-	if err != nil {
-		return "", err
-	}
-	fs, _, err := s.skillFindings(ctx, p.ScopeParams, name, maxSkillBundles)
-	if err != nil {
-		return "", err
-	}
-	prompt, _, err := s.proposePrompt(name, path, text, fs)
+	prompt, _, err := s.proposePrompt(in.skill, in.path, in.text, in.findings)
 	return prompt, err
 }
 
@@ -328,11 +316,8 @@ func (s *Service) SkillEvals(ctx context.Context, c Caller, p SkillEvalsParams) 
 	if p.Out != "" && c.Surface != "" && c.Surface != cortex.SurfaceCLI {
 		return SkillEvalList{}, cortex.Errorf(cortex.CodeInvalid, "skill_evals: out writes files and runs only in the local CLI")
 	}
-	sr, err := s.readSkillRuns(ctx, p.ScopeParams, p.Skill)
+	sr, err := s.skillRunsOf(ctx, "skill_evals", p.ScopeParams, p.Skill)
 	if err != nil {
-		return SkillEvalList{}, err
-	}
-	if err := requireSkill("skill_evals", p.Skill, sr); err != nil {
 		return SkillEvalList{}, err
 	}
 	name := sr.primaryName()

@@ -200,6 +200,28 @@ func (sr *skillRuns) newestBody() string {
 	return sr.bodies[best.Version].Text
 }
 
+// skillRunsOf reads the runs of the skill an action names, which must be
+// given and known.
+func (s *Service) skillRunsOf(ctx context.Context, action string, scope ScopeParams, skill string) (*skillRuns, error) {
+	sr, err := s.readSkillRuns(ctx, scope, skill)
+	if err != nil {
+		return nil, err
+	}
+	return sr, requireSkill(action, skill, sr)
+}
+
+// loadPaths lists the SKILL.md paths the skill's loads showed, oldest
+// first.
+func (sr *skillRuns) loadPaths() []string {
+	var paths []string
+	for _, n := range sr.names {
+		for _, l := range sr.loads[n] {
+			paths = append(paths, l.Path)
+		}
+	}
+	return paths
+}
+
 // requireSkill checks a lifecycle action got a skill and that the store
 // knows it.
 func requireSkill(action, skill string, sr *skillRuns) error {
@@ -249,11 +271,8 @@ type VersionDiff struct {
 // SkillVersions lists a skill's versions, with the diff between two of
 // them (from and to: a hash prefix or vN; diff alone: the last two).
 func (s *Service) SkillVersions(ctx context.Context, p SkillVersionsParams) (SkillVersionList, error) {
-	sr, err := s.readSkillRuns(ctx, p.ScopeParams, p.Skill)
+	sr, err := s.skillRunsOf(ctx, "skill_versions", p.ScopeParams, p.Skill)
 	if err != nil {
-		return SkillVersionList{}, err
-	}
-	if err := requireSkill("skill_versions", p.Skill, sr); err != nil {
 		return SkillVersionList{}, err
 	}
 	out := SkillVersionList{Skill: sr.primaryName(), Versions: sr.versionsOf(sr.names...)}
@@ -416,11 +435,8 @@ func (s *Service) skillFindings(ctx context.Context, scope ScopeParams, skill st
 // two versions (a hash prefix or vN; default the last two) or a date
 // (runs before it against runs from it on).
 func (s *Service) SkillCompare(ctx context.Context, p SkillCompareParams) (lifecycle.Comparison, error) {
-	sr, err := s.readSkillRuns(ctx, p.ScopeParams, p.Skill)
+	sr, err := s.skillRunsOf(ctx, "skill_compare", p.ScopeParams, p.Skill)
 	if err != nil {
-		return lifecycle.Comparison{}, err
-	}
-	if err := requireSkill("skill_compare", p.Skill, sr); err != nil {
 		return lifecycle.Comparison{}, err
 	}
 	name := sr.primaryName()

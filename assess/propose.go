@@ -1,8 +1,6 @@
 package assess
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 
 	"github.com/cortexhq/cortex"
@@ -33,14 +31,10 @@ func ProposePrompt(skill string, ev ProposeEvidence) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(ev); err != nil {
-		return "", 0, cortex.WrapError(cortex.CodeInternal, err, "encode evidence: %v", err)
+	payload, err := evidencePayload(ev)
+	if err != nil {
+		return "", 0, err
 	}
-	payload := escapeTags(bytes.TrimRight(buf.Bytes(), "\n"))
 	instructions := strings.NewReplacer("{{subject}}", subject(cortex.Incident{SkillName: skill}),
 		"{{file}}", subject(cortex.Incident{SkillName: ev.File})).Replace(string(body))
 	var b strings.Builder

@@ -21,15 +21,9 @@ func newSkillLifecycleCmds(f *Factory) []*cobra.Command {
 		NewCmdAISkillPropose(f, nil), NewCmdAISkillEvals(f, nil)}
 }
 
-// registerScope registers the scope flags into an action's scope params.
-func registerScope(cmd *cobra.Command, sc *app.ScopeParams) {
-	cmd.Flags().StringVar(&sc.Tool, "tool", "", "only this agent: claude, codex or gemini")
-	cmd.Flags().StringVar(&sc.Project, "project", "", "only this project")
-	cmd.Flags().StringVar(&sc.Session, "session", "", "only this session id")
-	cmd.Flags().StringVar(&sc.Host, "host", "", "only this host")
-	cmd.Flags().StringVar(&sc.Since, "since", "", "runs newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
-	cmd.Flags().StringVar(&sc.Until, "until", "", "runs older than")
-}
+// registerScope registers the scope flags into an action's scope params
+// (the same fields as scopeFlags).
+func registerScope(cmd *cobra.Command, sc *app.ScopeParams) { (*scopeFlags)(sc).register(cmd) }
 
 // SkillVersionsOptions are the flags of `cortex ai skill-versions`.
 type SkillVersionsOptions struct {

@@ -185,31 +185,24 @@ func Providers() []string { return []string{"gemini", "claude", "codex", "openai
 // NewProvider builds the named provider from the configuration, with
 // model (when not "") replacing the configured model.
 func NewProvider(c Config, name, model string) (Provider, error) {
+	set := func(m *string) {
+		if model != "" {
+			*m = model
+		}
+	}
 	switch name {
 	case "", "gemini":
-		g := c.Gemini
-		if model != "" {
-			g.Model = model
-		}
-		return NewGemini(g)
+		set(&c.Gemini.Model)
+		return NewGemini(c.Gemini)
 	case "claude":
-		p := c.Claude
-		if model != "" {
-			p.Model = model
-		}
-		return NewClaude(p)
+		set(&c.Claude.Model)
+		return NewClaude(c.Claude)
 	case "codex":
-		p := c.Codex
-		if model != "" {
-			p.Model = model
-		}
-		return NewCodex(p)
+		set(&c.Codex.Model)
+		return NewCodex(c.Codex)
 	case "openai":
-		o := c.OpenAI
-		if model != "" {
-			o.Model = model
-		}
-		return NewOpenAI(o)
+		set(&c.OpenAI.Model)
+		return NewOpenAI(c.OpenAI)
 	}
 	return nil, cortex.Errorf(cortex.CodeInvalid, "[llm] provider %q is not supported (%v)", name, errUnknownProvider)
 }
