@@ -273,3 +273,24 @@ func TestOpenAPIDescribesEveryAction(t *testing.T) {
 		t.Fatal("not OpenAPI 3.1")
 	}
 }
+
+// TestSkillLifecycleRoutes: the lifecycle routes answer over REST and
+// refuse what only the local CLI may do.
+func TestSkillLifecycleRoutes(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	r := do(t, srv, "GET", "/api/ai/skill-health?limit=2", readTok, "")
+	if r.status != http.StatusOK || r.body["grade_formula"] == nil || len(r.body["skills"].([]any)) == 0 {
+		t.Fatalf("skill-health: %d %.300s", r.status, r.raw)
+	}
+	for _, q := range []string{"skill=lavra:lavra-plan&write=true", "skill=lavra:lavra-plan&llm=true", "skill=lavra:lavra-plan&file=/etc/passwd"} {
+		if r := do(t, srv, "GET", "/api/ai/skill-propose?"+q, readTok, ""); r.status != http.StatusBadRequest || errCode(r) != "invalid" {
+			t.Errorf("skill-propose?%s: %d %s", q, r.status, r.raw)
+		}
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-evals?skill=lavra:lavra-plan&out=/tmp/x", readTok, ""); r.status != http.StatusBadRequest {
+		t.Errorf("skill-evals out: %d %s", r.status, r.raw)
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-compare?skill=no-such-skill", readTok, ""); r.status != http.StatusNotFound {
+		t.Errorf("unknown skill: %d %s", r.status, r.raw)
+	}
+}
