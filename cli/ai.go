@@ -11,6 +11,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/ingest"
 )
 
 // NewCmdAI builds `cortex ai`: the AI-transcript analysis commands.
@@ -438,8 +439,10 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		verb = "would add"
 	}
 	f.IO.Printf("Backfill of %s events: scanned %d rows\n", strings.Join(res.Kinds, ", "), res.Scanned)
-	f.IO.Printf("  %s %d skill, %d tool-call and %d hook events; %d already stored, %d merged into existing calls\n",
-		verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Duplicates, res.Events.Merged)
+	if !(len(res.Kinds) == 1 && res.Kinds[0] == ingest.KindBodies) {
+		f.IO.Printf("  %s %d skill, %d tool-call and %d hook events; %d already stored, %d merged into existing calls\n",
+			verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Duplicates, res.Events.Merged)
+	}
 	if b := res.SkillBodies; b != nil {
 		f.IO.Printf("  skill versions: %d loads looked at, %d showed a body\n", b.Loads, b.Bodies)
 	}
