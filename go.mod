@@ -3,6 +3,8 @@ module github.com/cortexhq/cortex
 go 1.26.8
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.2
+	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/fsnotify/fsnotify v1.10.1
@@ -22,8 +24,6 @@ require (
 )
 
 require (
-	github.com/aymanbagabas/go-udiff v0.4.2 // indirect
-	github.com/bluekeyes/go-gitdiff v0.9.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/uuid v1.6.0 // indirect
