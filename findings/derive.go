@@ -288,6 +288,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			EvidenceIDs: sortedIDs(h.logIDs),
 			MCPEventIDs: sortedIDs(h.events),
 			Hint:        r.hint(i, inc, h.vars),
+			HintValues:  hintValues(h.vars),
 			Why:         why(h),
 			Cause:       h.cause,
 		}

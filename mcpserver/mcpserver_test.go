@@ -443,3 +443,41 @@ func TestSessionAndRowAreSummarisedByDefault(t *testing.T) {
 	}
 	toolError(t, call(t, cs, "row_show", map[string]any{"id": 99999999}), "not_found")
 }
+
+// TestSkillLifecycleTools calls the skill lifecycle tools over the MCP
+// transport: health and versions answer; writing, the LLM and other files
+// are refused to a remote caller.
+func TestSkillLifecycleTools(t *testing.T) {
+	cs := connect(t, newService(t), reader)
+	var health struct {
+		Skills []struct {
+			Skill string `json:"skill"`
+			Runs  int    `json:"runs"`
+			Grade string `json:"grade"`
+		} `json:"skills"`
+		GradeFormula string `json:"grade_formula"`
+	}
+	ok(t, call(t, cs, "skill_health", map[string]any{}), &health)
+	if len(health.Skills) == 0 || health.GradeFormula == "" || health.Skills[0].Grade == "" {
+		t.Fatalf("skill_health: %+v", health)
+	}
+	var versions struct {
+		Skill    string           `json:"skill"`
+		Versions []map[string]any `json:"versions"`
+	}
+	ok(t, call(t, cs, "skill_versions", map[string]any{"skill": "lavra:lavra-plan", "diff": true}), &versions)
+	if versions.Skill != "lavra:lavra-plan" {
+		t.Errorf("skill_versions: %+v", versions)
+	}
+	var cmp struct {
+		Verdict string `json:"verdict"`
+	}
+	ok(t, call(t, cs, "skill_compare", map[string]any{"skill": "lavra:lavra-plan"}), &cmp)
+	if cmp.Verdict != "not_enough_runs" {
+		t.Errorf("skill_compare: %+v", cmp)
+	}
+	toolError(t, call(t, cs, "skill_propose", map[string]any{"skill": "lavra:lavra-plan", "write": true}), "invalid", "local CLI")
+	toolError(t, call(t, cs, "skill_propose", map[string]any{"skill": "lavra:lavra-plan", "file": "/etc/passwd"}), "invalid", "SKILL.md")
+	toolError(t, call(t, cs, "skill_evals", map[string]any{"skill": "lavra:lavra-plan", "out": t.TempDir()}), "invalid", "local CLI")
+	toolError(t, call(t, cs, "skill_versions", map[string]any{}), "invalid", "skill is required")
+}
