@@ -186,7 +186,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			for k, v := range extractVars(ru, tf.ErrorText) {
 				vars[k] = v
 			}
-			cause := lineWith(tf.ErrorText, labels)
+			cause := lineWith(cortex.UnwrapContent(tf.ErrorText), labels)
 			if tf.Line != "" && phrase.Normalize(tf.Line) != "" && len(labels) > 0 && strings.Contains(phrase.Normalize(tf.Line), labels[0]) {
 				cause = tf.Line
 			}
