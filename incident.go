@@ -280,6 +280,9 @@ type Finding struct {
 	// carry the evidence.
 	MCPEventIDs []int64 `json:"mcp_event_ids,omitempty"`
 	Hint        string  `json:"prevention_hint"`
+	// HintValues are the values the hint names ({command}, {program},
+	// {dep}, {code}, {value}, {verb}): safe words only.
+	HintValues map[string]string `json:"hint_values,omitempty"`
 	// Why says which phrases or signals matched.
 	Why string `json:"why,omitempty"`
 	// Cause is the line of evidence that shows the cause (a tool's error

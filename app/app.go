@@ -27,9 +27,13 @@ type Service struct {
 	Host string
 	// Prices estimate the cost of token usage (nil: cortex.DefaultPrices).
 	Prices cortex.Prices
+	// Home is the home folder searched for skills' SKILL.md files ("" =
+	// the user's).
+	Home string
 
 	runner      *llm.Runner
 	newProvider ProviderFactory
+	llmConfig   llm.Config
 
 	codecOnce sync.Once
 	rawCodec  *rawcodec.Codec

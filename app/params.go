@@ -439,7 +439,7 @@ type LLMInvocationsParams struct {
 // BackfillActionParams are the parameters of skills_backfill.
 type BackfillActionParams struct {
 	DryRun  *bool    `json:"dry_run" jsonschema:"required: true counts, false writes" doc:"required: true counts what would be extracted, false writes it"`
-	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds (default skills)" doc:"event kinds: skills, mcp, hooks, users (default skills)"`
+	Kinds   []string `json:"kinds,omitempty" jsonschema:"event kinds (default skills)" doc:"event kinds: skills, mcp, hooks, users, bodies (skill versions); default skills"`
 	Since   string   `json:"since,omitempty" jsonschema:"only rows from this time" doc:"only rows newer than this"`
 	AfterID int64    `json:"after_id,omitempty" jsonschema:"continue after this row id" doc:"continue a truncated run after this row id"`
 	Limit   int      `json:"limit,omitempty" jsonschema:"rows to scan (default 100000, max 1000000)" doc:"rows to scan (default 100000, max 1000000)"`

@@ -117,7 +117,7 @@ func (o *IncidentOptions) params(f *Factory) (cortex.IncidentParams, error) {
 	if err != nil {
 		return cortex.IncidentParams{}, err
 	}
-	return cortex.IncidentParams{After: after, Tool: cortex.Tool(o.Tool), Project: o.Project, Session: o.Session, Host: o.Host,
+	return cortex.IncidentParams{After: after, Tool: cortex.Tool(o.Agent), Project: o.Project, Session: o.Session, Host: o.Host,
 		Since: since, Until: until, Skill: o.Skill, Plugin: o.Plugin, Terms: o.Terms, WindowMinutes: o.Window,
 		Signals: o.Signals, MinScore: o.MinScore, IncidentID: o.IncidentID, IncludeUsage: o.IncludeUsage, Limit: o.Limit,
 		Target: o.Target, MCPServer: o.Server, MCPTool: o.MCPTool, ToolName: o.ToolName,
@@ -599,7 +599,7 @@ func abuseRun(ctx context.Context, f *Factory, opts *AbuseOptions) error {
 	if err != nil {
 		return err
 	}
-	p := cortex.AbuseParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project, Session: opts.Session, Host: opts.Host,
+	p := cortex.AbuseParams{Tool: cortex.Tool(opts.Agent), Project: opts.Project, Session: opts.Session, Host: opts.Host,
 		Since: since, Until: until, Terms: opts.Terms, Before: opts.Before, After: opts.After, Limit: opts.Limit, MaxBytes: opts.MaxBytes,
 		Cursor: cursor}
 	return withService(ctx, f, func(s *app.Service) error {

@@ -160,6 +160,8 @@ func Load(explicitPath string, env Env) (*Config, error) {
 	}
 	cfg.LLM.Gemini.Home = expandHome(cfg.LLM.Gemini.Home, home)
 	cfg.LLM.Gemini.Program = expandHome(cfg.LLM.Gemini.Program, home)
+	cfg.LLM.Claude.Program = expandHome(cfg.LLM.Claude.Program, home)
+	cfg.LLM.Codex.Program = expandHome(cfg.LLM.Codex.Program, home)
 	if cfg.DB == "" {
 		cfg.DB = filepath.Join(xdg(env, "XDG_DATA_HOME", home, filepath.Join(".local", "share")), "cortex", "cortex.db")
 	}

@@ -90,6 +90,8 @@ var minimal = map[string]string{
 	"incidents": "", "investigate": "lens=skill",
 	"friction_incidents": "", "friction_investigate": "", "signals": "",
 	"session_show": "detail=true", "row_show": "",
+	"skill_versions": "skill=lavra:lavra-plan", "skill_health": "", "skill_compare": "skill=lavra:lavra-plan&before=2020-01-01",
+	"skill_propose": "skill=lavra:lavra-plan&file=../lifecycle/testdata/using-entire/SKILL.md", "skill_evals": "skill=lavra:lavra-plan",
 }
 
 // pathValues fills the {name} segments of a route with values of the
@@ -371,5 +373,26 @@ func TestMarkdownReports(t *testing.T) {
 	}
 	if r := do(t, srv, "GET", "/api/ai/skill-investigate?format=pdf", readTok, ""); r.status != http.StatusBadRequest {
 		t.Errorf("bad format: %d", r.status)
+	}
+}
+
+// TestSkillLifecycleRoutes: the lifecycle routes answer over REST and
+// refuse what only the local CLI may do.
+func TestSkillLifecycleRoutes(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	r := do(t, srv, "GET", "/api/ai/skill-health?limit=2", readTok, "")
+	if r.status != http.StatusOK || r.body["grade_formula"] == nil || len(r.body["skills"].([]any)) == 0 {
+		t.Fatalf("skill-health: %d %.300s", r.status, r.raw)
+	}
+	for _, q := range []string{"skill=lavra:lavra-plan&write=true", "skill=lavra:lavra-plan&llm=true", "skill=lavra:lavra-plan&file=/etc/passwd"} {
+		if r := do(t, srv, "GET", "/api/ai/skill-propose?"+q, readTok, ""); r.status != http.StatusBadRequest || errCode(r) != "invalid" {
+			t.Errorf("skill-propose?%s: %d %s", q, r.status, r.raw)
+		}
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-evals?skill=lavra:lavra-plan&out=/tmp/x", readTok, ""); r.status != http.StatusBadRequest {
+		t.Errorf("skill-evals out: %d %s", r.status, r.raw)
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-compare?skill=no-such-skill", readTok, ""); r.status != http.StatusNotFound {
+		t.Errorf("unknown skill: %d %s", r.status, r.raw)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ const (
 )
 
 // EventKinds lists the backfill kinds.
-func EventKinds() []string { return []string{KindSkills, KindTools, KindHooks, KindUsers} }
+func EventKinds() []string { return []string{KindBodies, KindSkills, KindTools, KindHooks, KindUsers} }
 
 // userRoles are the roles of rows that can carry user events: typed text,
 // interrupts and aborts (system), rejections (tool results).
@@ -110,6 +111,8 @@ type BackfillResult struct {
 	VoicesRead int64    `json:"voices_read,omitempty"`
 	Elapsed    Duration `json:"elapsed"`
 	Errors     []string `json:"errors,omitempty"`
+	// SkillBodies reports the skill-body pass (kind bodies).
+	SkillBodies *SkillBodyResult `json:"skill_bodies,omitempty"`
 }
 
 // Backfill rebuilds events from the records stored in the database (not
@@ -149,7 +152,8 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 		dry = sqlite.NewDryRun()
 	}
 	after := opts.AfterID
-	for {
+	rowKinds := slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == KindBodies })
+	for len(rowKinds) > 0 {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
@@ -213,6 +217,17 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 		if opts.Progress != nil {
 			opts.Progress(BackfillProgress{Scanned: res.Scanned, LastID: after})
 		}
+	}
+	if want[KindBodies] && !res.Truncated {
+		bs, ok := store.(SkillBodyStore)
+		if !ok {
+			return res, cortex.Errorf(cortex.CodeInternal, "this store keeps no skill bodies")
+		}
+		b, err := ResolveSkillBodies(ctx, bs, SkillBodyOptions{All: true, DryRun: opts.DryRun, Codec: opts.Codec})
+		if err != nil {
+			return res, err
+		}
+		res.SkillBodies = &b
 	}
 	res.Elapsed = Duration(time.Since(start))
 	if c, ok := store.(pendingClearer); ok && !opts.DryRun && !res.Truncated && opts.AfterID == 0 && opts.Since.IsZero() {
@@ -348,8 +363,10 @@ func normalizeKinds(kinds []string) ([]string, error) {
 			k = KindHooks
 		case "user", "users":
 			k = KindUsers
+		case "body", "bodies", "versions", "skill-bodies":
+			k = KindBodies
 		default:
-			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp, hooks or users)", k)
+			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp, hooks, users or bodies)", k)
 		}
 		if !seen[k] {
 			seen[k] = true
