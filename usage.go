@@ -1,9 +1,9 @@
 package cortex
 
 import (
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -84,12 +84,7 @@ func (p Prices) Summarize(byModel map[string]TokenCounts) *UsageSummary {
 		return nil
 	}
 	s := &UsageSummary{ByModel: []ModelUsage{}}
-	models := make([]string, 0, len(byModel))
-	for m := range byModel {
-		models = append(models, m)
-	}
-	sort.Strings(models)
-	for _, m := range models {
+	for _, m := range slices.Sorted(maps.Keys(byModel)) {
 		c := byModel[m]
 		mu := ModelUsage{Model: m, TokenCounts: c}
 		if cost, ok := p.Cost(m, c); ok {

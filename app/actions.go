@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"reflect"
 	"slices"
@@ -486,12 +487,7 @@ func (a Action) DecodeQuery(q url.Values) (any, error) {
 			byName[f.alias] = f
 		}
 	}
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		vals := q[k]
 		f, ok := byName[k]
 		if !ok {

@@ -718,7 +718,18 @@ type ConfigHook struct {
 // afterID (and since, and of roles when given) would scan: the total of
 // its progress.
 func (db *DB) CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role) (int64, error) {
-	q := `SELECT count(*) FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
+	where, args := transcriptRecordsWhere(afterID, since, roles)
+	var n int64
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot count stored records: %v", err)
+	}
+	return n, nil
+}
+
+// transcriptRecordsWhere selects the transcript rows after afterID (and
+// from since, and of roles, when given): the rows a backfill scans.
+func transcriptRecordsWhere(afterID int64, since time.Time, roles []cortex.Role) (string, []any) {
+	q := `id > ? AND ai_tool IS NOT NULL`
 	args := []any{afterID}
 	if !since.IsZero() {
 		q += ` AND timestamp >= ?`
@@ -730,11 +741,7 @@ func (db *DB) CountTranscriptRecords(ctx context.Context, afterID int64, since t
 			args = append(args, string(r))
 		}
 	}
-	var n int64
-	if err := db.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot count stored records: %v", err)
-	}
-	return n, nil
+	return q, args
 }
 
 // StoredRecord is a logs row with what event extraction needs: the row
@@ -754,19 +761,9 @@ func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.T
 	q := `SELECT id, hostname, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), timestamp,
 		COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(json_extract(metadata_json, '$.turn_id'), ''),
 		COALESCE(ai_agent_id, ''), COALESCE(json_extract(metadata_json, '$.sidechain'), 0), raw
-		FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
-	args := []any{afterID}
-	if !since.IsZero() {
-		q += ` AND timestamp >= ?`
-		args = append(args, cortex.FormatTime(since))
-	}
-	if len(roles) > 0 {
-		q += ` AND ai_role IN (` + strings.TrimSuffix(strings.Repeat("?,", len(roles)), ",") + `)`
-		for _, r := range roles {
-			args = append(args, string(r))
-		}
-	}
-	q += ` ORDER BY id LIMIT ?`
+		FROM logs WHERE `
+	where, args := transcriptRecordsWhere(afterID, since, roles)
+	q += where + ` ORDER BY id LIMIT ?`
 	args = append(args, limit)
 	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
