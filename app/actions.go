@@ -323,15 +323,20 @@ func (a Action) Doc(param string) string {
 // tokens in every agent session. Parameters that tune the answer rather
 // than select it (group gaps, correlation windows, text bounds, score
 // floors; tag tuning:"true") are "tuning": the defaults suit an agent.
-// An action can leave out more (see the Unlisted option). REST, the CLI
-// and the docs show them all.
+// A parameter can say why it is left out everywhere (tag unlisted:"why")
+// and an action can leave out more (see the Unlisted option). REST, the
+// CLI and the docs show them all.
 func (a Action) Unlisted(param string) string {
 	if why := a.unlisted[param]; why != "" {
 		return why
 	}
 	for _, f := range fields(a.params) {
-		if f.name == param && f.tuning {
+		switch {
+		case f.name != param:
+		case f.tuning:
 			return "tuning"
+		case f.unlisted != "":
+			return f.unlisted
 		}
 	}
 	return ""
@@ -444,8 +449,11 @@ type field struct {
 	// description (tag jsonschema:"…") is the short one tools list.
 	doc string
 	// tuning marks a parameter that tunes an answer rather than selects
-	// it (tag tuning:"true"; see Action.Tuning).
+	// it (tag tuning:"true"; see Action.Unlisted).
 	tuning bool
+	// unlisted says why MCP tools accept the parameter without listing it
+	// (tag unlisted:"…"; see Action.Unlisted).
+	unlisted string
 }
 
 // fields lists the JSON-named fields of a params struct (embedded structs
@@ -466,7 +474,7 @@ func fields(t reflect.Type) []field {
 			continue
 		}
 		out = append(out, field{name: name, index: []int{i}, typ: f.Type, alias: f.Tag.Get("alias"), doc: f.Tag.Get("doc"),
-			tuning: f.Tag.Get("tuning") == "true"})
+			tuning: f.Tag.Get("tuning") == "true", unlisted: f.Tag.Get("unlisted")})
 	}
 	return out
 }

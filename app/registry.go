@@ -146,12 +146,12 @@ func actions() []Action {
 					Limit: p.Limit, After: after})
 			}, Enum("agent", agents...)),
 		define("session_show", ScopeRead, CostModerate, "GET", "/api/sessions/{session}", "cortex show session ID",
-			"One session's rows a page at a time, with tool calls, skills, hooks and its incidents; texts cut unless detail.",
+			"A session's rows, a page at a time, with its calls, skills, hooks and incidents; texts cut unless detail.",
 			func(ctx context.Context, s *Service, _ Caller, p *SessionShowParams) (cortex.SessionTranscript, error) {
 				return s.ShowSession(ctx, *p)
 			}, Enum("agent", agents...)),
 		define("row_show", ScopeRead, CostCheap, "GET", "/api/rows/{id}", "cortex show row ID",
-			"One row by id: text, metadata, its events and neighbours; whole text and record with detail.",
+			"One row by id: text, metadata, events, neighbours; whole text and record with detail.",
 			func(ctx context.Context, s *Service, _ Caller, p *RowShowParams) (cortex.RowDetail, error) {
 				return s.ShowRow(ctx, *p)
 			}),
@@ -187,7 +187,8 @@ func actions() []Action {
 				}
 				return s.HookEvents(ctx, cortex.HookEventParams{EventFilter: f, Hook: p.Hook, HookEvent: p.HookEvent,
 					HookSource: p.HookSource, Status: p.Status, EvidenceKind: p.EvidenceKind})
-			}, Enum("agent", agents...), Enum("status", hookStatuses...), Enum("evidence_kind", evidenceKinds...)),
+			}, Enum("agent", agents...), Enum("status", hookStatuses...), Enum("evidence_kind", evidenceKinds...),
+			Unlisted("narrows status", "evidence_kind"), Unlisted("narrows hook", "hook_event")),
 		define("incidents", ScopeRead, CostModerate, "GET", "/api/ai/incidents", "cortex ai incidents",
 			"What went wrong: incidents of every lens, or of a lens or subject; most severe first.",
 			func(ctx context.Context, s *Service, _ Caller, p *IncidentsParams) (cortex.IncidentList, error) {
@@ -263,7 +264,7 @@ func actions() []Action {
 				return s.investigateLens(ctx, cortex.LensHook, p.IncidentFilterParams, p.HookSubjectParams, p.InvestigateBoundsParams)
 			}, incidentEnums(cortex.LensHook, reportFormat, ForLens(cortex.LensHook), Enum("evidence_kind", evidenceKinds...))...),
 		define("signals", ScopeRead, CostExpensive, "GET", "/api/ai/signals", "cortex ai signals",
-			"How far to trust each signal: sessions carrying it, how often they end badly (lift), a verdict.",
+			"How far to trust each signal: how often sessions carrying it end badly (lift), a verdict.",
 			func(ctx context.Context, s *Service, _ Caller, p *SignalsParams) (cortex.SignalCalibration, error) {
 				if p.Session != "" {
 					return cortex.SignalCalibration{}, cortex.Errorf(cortex.CodeInvalid, "signals: a calibration compares sessions; session does not apply")
