@@ -76,6 +76,10 @@ type Action struct {
 	// lens's subject filters, instead of one tool each (every tool listed
 	// costs tokens in every agent session). REST and the CLI serve them.
 	Lens string
+	// Fold, when set, is the MCP tool that serves the action as one of
+	// its views, with its selector parameter set to View (see Fold).
+	Fold *Fold
+	View string
 	// NotOnMCP, when set, says why the action is no MCP tool (REST and the
 	// CLI serve it).
 	NotOnMCP string
@@ -131,22 +135,35 @@ func ForLens(lens string) Option { return func(a *Action) { a.Lens = lens } }
 func OffMCP(reason string) Option { return func(a *Action) { a.NotOnMCP = reason } }
 
 // OnMCP reports whether the action is its own MCP tool.
-func (a Action) OnMCP() bool { return a.Lens == "" && a.NotOnMCP == "" }
+func (a Action) OnMCP() bool { return a.Lens == "" && a.NotOnMCP == "" && a.Fold == nil }
 
-// MCPTool names the MCP tool call that serves the action: its own tool,
-// for a lens's action the all-lens tool with the lens, or "" for an
-// action kept off MCP.
-func (a Action) MCPTool() string {
-	if a.OnMCP() {
-		return a.Name
+// MCPCall returns the MCP tool that serves the action and the arguments
+// that select it: its own tool (no arguments); for a lens's action the
+// all-lens tool with the lens; for a folded action the fold with its
+// view; "" for an action kept off MCP.
+func (a Action) MCPCall() (tool string, args map[string]any) {
+	switch {
+	case a.OnMCP():
+		return a.Name, nil
+	case a.NotOnMCP != "":
+		return "", nil
+	case a.Fold != nil:
+		return a.Fold.Tool, map[string]any{a.Fold.Param: a.View}
+	case strings.HasSuffix(a.Name, "_investigate"):
+		return "investigate", map[string]any{"lens": a.Lens}
 	}
-	if a.NotOnMCP != "" {
+	return "incidents", map[string]any{"lens": []string{a.Lens}}
+}
+
+// MCPTool names the MCP tool call that serves the action, as
+// documentation: "search", "incidents lens=skill", "skill view=health",
+// or "" for an action kept off MCP.
+func (a Action) MCPTool() string {
+	tool, args := a.MCPCall()
+	if tool == "" {
 		return ""
 	}
-	if strings.HasSuffix(a.Name, "_investigate") {
-		return "investigate lens=" + a.Lens
-	}
-	return "incidents lens=" + a.Lens
+	return mcpCallString(tool, args)
 }
 
 // define declares an action whose parameters are P (a struct with json
