@@ -271,10 +271,8 @@ func actions() []Action {
 		define("signals", ScopeRead, CostExpensive, "GET", "/api/ai/signals", "cortex ai signals",
 			"How far to trust each signal: how often sessions carrying it end badly (lift), a verdict.",
 			func(ctx context.Context, s *Service, _ Caller, p *SignalsParams) (cortex.SignalCalibration, error) {
-				if p.Session != "" {
-					return cortex.SignalCalibration{}, cortex.Errorf(cortex.CodeInvalid, "signals: a calibration compares sessions; session does not apply")
-				}
-				tool, since, until, err := s.scope(p.ScopeParams)
+				// A calibration compares sessions: it takes no session.
+				tool, since, until, err := s.scope(ScopeParams{Agent: p.Agent, Project: p.Project, Host: p.Host, Since: p.Since, Until: p.Until})
 				if err != nil {
 					return cortex.SignalCalibration{}, err
 				}
