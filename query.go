@@ -31,6 +31,8 @@ type SearchParams struct {
 	Limit   int
 	// Rank orders by relevance (bm25) instead of newest first.
 	Rank bool
+	// After continues a listing (see Cursor).
+	After *Cursor
 }
 
 // SearchHit is one matching row.
@@ -65,14 +67,21 @@ type SearchResult struct {
 	LimitClampedTo int         `json:"limit_clamped_to,omitempty"`
 	// NotYetSearchable counts the stored rows the search index has not
 	// reached yet (it indexes behind the row writer): a search does not
-	// see them. Estimated is set when the count is an upper bound read
-	// from the row ids (many rows behind).
+	// see them. Beyond a few thousand it is an upper bound read from the
+	// row ids (NotYetSearchableEstimated; the status action says so in
+	// JSON: the search answer's schema stays small for agents).
 	NotYetSearchable          int64 `json:"not_yet_searchable"`
-	NotYetSearchableEstimated bool  `json:"not_yet_searchable_estimated,omitempty"`
-	// RankWindow is how many of the newest matches --rank ordered by
-	// relevance when there were more (RankWindowTruncated).
-	RankWindow          int  `json:"rank_window,omitempty"`
-	RankWindowTruncated bool `json:"rank_window_truncated,omitempty"`
+	NotYetSearchableEstimated bool  `json:"-"`
+	// RankWindow is set when --rank had more matches than it orders by
+	// relevance: it ranked the newest RankWindow of them.
+	RankWindow int `json:"rank_window,omitempty"`
+	// Next continues the listing (pass it as cursor); empty on the last page.
+	Next string `json:"next,omitempty"`
+	// When nothing matched inside a time range: the newest match outside
+	// it (if any) and the newest row stored at all, so an empty answer
+	// says whether to widen the range or to index.
+	NewestMatchOutsideRange string `json:"newest_match_outside_range,omitempty"`
+	NewestRow               string `json:"newest_row,omitempty"`
 }
 
 // SessionParams filter the session list.
@@ -83,6 +92,7 @@ type SessionParams struct {
 	Since   time.Time
 	Until   time.Time
 	Limit   int
+	After   *Cursor
 }
 
 // Session is one agent session with its row counts.
@@ -101,6 +111,17 @@ type Session struct {
 	SubagentRows   int64  `json:"subagent_rows"`
 	ToolVersion    string `json:"tool_version,omitempty"`
 	TranscriptPath string `json:"ai_transcript_path,omitempty"`
+	// Title is the session's summary (TitleSource "summary"), else its
+	// first typed prompt ("first_prompt").
+	Title       string `json:"title,omitempty"`
+	TitleSource string `json:"title_source,omitempty"`
+	// DurationSecs is last seen minus first seen.
+	DurationSecs float64 `json:"duration_secs"`
+	// Models are the models that answered in the session.
+	Models []string `json:"models,omitempty"`
+	// Usage is the session's token usage and estimated cost (nil when
+	// the transcript records none).
+	Usage *UsageSummary `json:"usage,omitempty"`
 }
 
 // SessionList is the answer to a session listing.
@@ -109,6 +130,7 @@ type SessionList struct {
 	Total          int       `json:"total"`
 	Truncated      bool      `json:"truncated"`
 	LimitClampedTo int       `json:"limit_clamped_to,omitempty"`
+	Next           string    `json:"next,omitempty"`
 }
 
 // Status describes the store.
@@ -221,6 +243,8 @@ type EventFilter struct {
 	Since   time.Time
 	Until   time.Time
 	Limit   int
+	// After continues a listing (see Cursor).
+	After *Cursor
 }
 
 // SkillEventParams filter skill events.
@@ -340,4 +364,6 @@ type EventList[T any] struct {
 	Total          int  `json:"total"`
 	Truncated      bool `json:"truncated"`
 	LimitClampedTo int  `json:"limit_clamped_to,omitempty"`
+	// Next continues the listing (pass it as cursor); empty on the last page.
+	Next string `json:"next,omitempty"`
 }

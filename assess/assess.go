@@ -10,7 +10,6 @@ package assess
 import (
 	"context"
 	"io"
-	"strings"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/llm"
@@ -40,6 +39,9 @@ type Params struct {
 	// Unaudited makes a dry run write nothing (no audit row): the
 	// read-only surfaces' preview.
 	Unaudited bool
+	// PrintPrompt returns each whole prompt (Assessment.Prompt) and runs
+	// no model (like NoLLM).
+	PrintPrompt bool
 	// Model overrides the provider's configured model.
 	Model string
 	// Stream receives the assessment Markdown as it arrives (may be nil).
@@ -61,6 +63,8 @@ type Assessment struct {
 	OutputTruncated bool   `json:"output_truncated,omitempty"`
 	PromptBytes     int    `json:"prompt_bytes"`
 	EvidenceBytes   int    `json:"evidence_bytes"`
+	// Prompt is the whole prompt (PrintPrompt).
+	Prompt string `json:"prompt,omitempty"`
 	// PromptPreview is the start of the prompt (dry runs).
 	PromptPreview          string `json:"prompt_preview,omitempty"`
 	WouldExceedPromptLimit bool   `json:"would_exceed_prompt_limit,omitempty"`
@@ -126,7 +130,7 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 	}
 	mode := ModeLLM
 	switch {
-	case p.NoLLM:
+	case p.NoLLM || p.PrintPrompt:
 		mode = ModeNoLLM
 	case p.DryRun || (p.Surface != "" && p.Surface != cortex.SurfaceCLI):
 		mode = ModeDryRun
@@ -139,16 +143,8 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 		NoIncident: inv.NoIncident, NoData: inv.NoData, Message: inv.Message, SuggestedFilters: inv.SuggestedFilters,
 		Matched: inv.Matched}
 	if inv.NoData {
-		// Nothing to assess is an error here (investigate reports it as
-		// an empty answer): the caller named something that is not there.
-		msg := inv.Message
-		if msg == "" {
-			msg = "no " + t.Lens + " incidents match these filters"
-		}
-		if len(inv.SuggestedFilters) > 0 {
-			msg += "; try: " + strings.Join(inv.SuggestedFilters, "; ")
-		}
-		return res, cortex.Errorf(cortex.CodeNotFound, "%s", msg)
+		// Nothing to assess: the caller named something that is not there.
+		return res, inv.NoDataError(t.Lens)
 	}
 	var provider llm.Provider
 	if mode != ModeNoLLM && len(inv.Bundles) > 0 {
@@ -173,6 +169,9 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 			return res, err
 		}
 		as.PromptBytes, as.EvidenceBytes = len(prompt), evBytes
+		if p.PrintPrompt {
+			as.Prompt = prompt
+		}
 		switch {
 		case mode == ModeNoLLM:
 		case stop != nil:

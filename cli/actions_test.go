@@ -16,6 +16,8 @@ var cliName = map[string]map[string]string{
 	"*": {"window_minutes": "window", "signals": "signal", "terms": "term",
 		"correlation_window_minutes": "correlation-window"},
 	"mcp_events":        {"mcp_server": "server", "only_mcp": "mcp-only"},
+	"incidents":         {"mcp_server": "server", "hook_source": "source"},
+	"investigate":       {"mcp_server": "server", "hook_source": "source", "lens": "lens"},
 	"hook_events":       {"hook_source": "source"},
 	"mcp_incidents":     {"mcp_server": "server", "target": ""},
 	"mcp_investigate":   {"mcp_server": "server", "target": ""},
@@ -29,6 +31,11 @@ var cliName = map[string]map[string]string{
 	"session_show":      {"session": "", "row": "row"},
 	"row_show":          {"id": ""},
 	"redact_rescan":     {},
+	"skill_versions":    {"skill": ""},
+	"skill_health":      {"skill": ""},
+	"skill_compare":     {"skill": ""},
+	"skill_propose":     {"skill": ""},
+	"skill_evals":       {"skill": ""},
 }
 
 // TestEveryActionHasACommandWithItsParameters keeps the CLI in step with

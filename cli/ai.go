@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/ingest"
 )
 
 // NewCmdAI builds `cortex ai`: the AI-transcript analysis commands.
@@ -33,6 +33,8 @@ investigate builds bounded evidence bundles with deterministic findings.`,
   cortex ai backfill --all --dry-run
   cortex ai skill-incidents --since 30d
   cortex ai skill-investigate lavra:lavra-plan
+  cortex ai skill-health
+  cortex ai skill-compare verify
   cortex ai abuse --since 7d
   cortex ai mcp-investigate labby
   cortex ai hook-incidents PostToolUse:Bash`,
@@ -44,6 +46,8 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAIHooks(f),
 		NewCmdAIBackfill(f, nil, nil),
 		NewCmdAIAbuse(f, nil),
+		NewCmdAIAllIncidents(f, nil),
+		NewCmdAIInvestigateAny(f, nil),
 		NewCmdAIIncidents(f, cortex.LensAbuse, nil),
 		NewCmdAIInvestigate(f, cortex.LensAbuse, nil),
 		NewCmdAIIncidents(f, cortex.LensSkill, nil),
@@ -59,17 +63,18 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAISignals(f, nil),
 		NewCmdAILLMInvocations(f, nil),
 	)
+	cmd.AddCommand(newSkillLifecycleCmds(f)...)
 	return cmd
 }
 
 // scopeFlags are the filters of every AI listing: agent, project, session,
 // host and time range.
 type scopeFlags struct {
-	Tool, Project, Session, Host, Since, Until string
+	Agent, Project, Session, Host, Since, Until string
 }
 
 func (sc *scopeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&sc.Tool, "tool", "", "only this agent: claude, codex or gemini")
+	agentFlag(cmd, &sc.Agent)
 	cmd.Flags().StringVar(&sc.Project, "project", "", "only this project")
 	cmd.Flags().StringVar(&sc.Session, "session", "", "only this session id")
 	cmd.Flags().StringVar(&sc.Host, "host", "", "only this host")
@@ -95,14 +100,21 @@ func timeRange(f *Factory, since, until string) (time.Time, time.Time, error) {
 // eventFlags are the filters every event listing takes.
 type eventFlags struct {
 	scopeFlags
-	Limit int
-	JSON  bool
+	Limit  int
+	Cursor string
+	JSON   bool
 }
 
 func (e *eventFlags) register(cmd *cobra.Command) {
 	e.scopeFlags.register(cmd)
 	cmd.Flags().IntVar(&e.Limit, "limit", app.DefaultEventsLimit, fmt.Sprintf("maximum events (max %d)", app.MaxEventsLimit))
-	cmd.Flags().BoolVar(&e.JSON, "json", false, `print JSON: {"events":[…],"total":N,"truncated":bool}`)
+	cursorFlag(cmd, &e.Cursor)
+	cmd.Flags().BoolVar(&e.JSON, "json", false, `print JSON: {"events":[…],"total":N,"truncated":bool,"next":"…"}`)
+}
+
+// cursorFlag registers --cursor: the next page of a listing.
+func cursorFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "cursor", "", "continue a listing: the next value of the previous page")
 }
 
 func (e *eventFlags) filter(f *Factory) (cortex.EventFilter, error) {
@@ -110,8 +122,12 @@ func (e *eventFlags) filter(f *Factory) (cortex.EventFilter, error) {
 	if err != nil {
 		return cortex.EventFilter{}, err
 	}
-	return cortex.EventFilter{Tool: cortex.Tool(e.Tool), Project: e.Project, Session: e.Session, Host: e.Host,
-		Since: since, Until: until, Limit: e.Limit}, nil
+	after, err := cortex.DecodeCursor(e.Cursor)
+	if err != nil {
+		return cortex.EventFilter{}, err
+	}
+	return cortex.EventFilter{Tool: cortex.Tool(e.Agent), Project: e.Project, Session: e.Session, Host: e.Host,
+		Since: since, Until: until, Limit: e.Limit, After: after}, nil
 }
 
 // withService opens the database read-only and runs fn with a service.
@@ -121,7 +137,7 @@ func withService(ctx context.Context, f *Factory, fn func(*app.Service) error) e
 		return err
 	}
 	defer db.Close()
-	return fn(app.New(db))
+	return fn(f.NewService(db))
 }
 
 // SkillsOptions are the flags of `cortex ai skills`.
@@ -170,27 +186,31 @@ func skillsRun(ctx context.Context, f *Factory, opts *SkillsOptions) error {
 			if err != nil {
 				return err
 			}
-			return printList(f, res, opts.JSON, noSkillEvents, "SKILL\tPLUGIN\tEVENTS\tSESSIONS\tAGENTS\tFIRST SEEN\tLAST SEEN",
+			return printList(f, res, opts.JSON, noSkillEvents, []column{{name: "SKILL", max: 48, shrink: true},
+				{name: "PLUGIN", max: 24, shrink: true}, {name: "EVENTS"}, {name: "SESSIONS"}, {name: "AGENTS"}, {name: "FIRST SEEN"},
+				{name: "LAST SEEN"}},
 				func(e cortex.SkillSummary) []string {
-					return []string{OneLine(e.SkillName, 40), OneLine(e.SkillPlugin, 20), fmt.Sprint(e.Events), fmt.Sprint(e.Sessions),
-						e.Tools, e.FirstSeen[:16], e.LastSeen[:16]}
+					return []string{e.SkillName, e.SkillPlugin, fmt.Sprint(e.Events), fmt.Sprint(e.Sessions),
+						e.Tools, f.timeCell(e.FirstSeen, false), f.timeCell(e.LastSeen, false)}
 				})
 		}
 		res, err := s.SkillEvents(ctx, p)
 		if err != nil {
 			return err
 		}
-		return printList(f, res, opts.JSON, noSkillEvents, "TIME\tTOOL\tSKILL\tKIND\tSESSION\tPROJECT",
+		return printList(f, res, opts.JSON, noSkillEvents, []column{{name: "TIME"}, {name: "AGENT"},
+			{name: "SKILL", max: 48, shrink: true}, {name: "KIND"}, {name: "SESSION"}, {name: "PROJECT", max: 60, shrink: true}},
 			func(e cortex.SkillEventRow) []string {
-				return []string{e.Timestamp[:19], string(e.Tool), OneLine(e.SkillName, 40), e.EventKind, shortSession(e.SessionID),
-					OneLine(e.Project, 40)}
+				return []string{f.timeCell(e.Timestamp, true), string(e.Tool), e.SkillName, e.EventKind, shortSession(e.SessionID),
+					e.Project}
 			})
 	})
 }
 
 // printList writes an event listing: JSON as is, or a table (header, one
-// row per event) followed by a truncation note, or the empty message.
-func printList[T any](f *Factory, res cortex.EventList[T], asJSON bool, empty, header string, row func(T) []string) error {
+// row per event) followed by how to get the next page, or the empty
+// message.
+func printList[T any](f *Factory, res cortex.EventList[T], asJSON bool, empty string, cols []column, row func(T) []string) error {
 	if asJSON {
 		return f.IO.WriteJSON(res)
 	}
@@ -198,23 +218,16 @@ func printList[T any](f *Factory, res cortex.EventList[T], asJSON bool, empty, h
 		f.IO.Printf("%s\n", empty)
 		return nil
 	}
-	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, header)
+	t := newTable(f, cols...)
 	for _, e := range res.Events {
-		fmt.Fprintln(w, strings.Join(row(e), "\t"))
+		t.add(row(e)...)
 	}
-	w.Flush()
-	printTruncated(f, res.Truncated, len(res.Events))
+	t.print()
+	printMore(f, len(res.Events), 0, res.Next)
 	return nil
 }
 
 const noSkillEvents = "No skill events found. (Indexed before events existed? Run: cortex ai backfill --all)"
-
-func printTruncated(f *Factory, truncated bool, n int) {
-	if truncated {
-		f.IO.Printf("(showing %d; use --limit or narrow the filters)\n", n)
-	}
-}
 
 // MCPEventsOptions are the flags of `cortex ai mcp-events`.
 type MCPEventsOptions struct {
@@ -266,7 +279,9 @@ func mcpEventsRun(ctx context.Context, f *Factory, opts *MCPEventsOptions) error
 		if err != nil {
 			return err
 		}
-		return printList(f, res, opts.JSON, "No tool calls found.", "TIME\tAGENT\tTOOL\tSTATUS\tMS\tSESSION\tDETAIL",
+		return printList(f, res, opts.JSON, "No tool calls found.", []column{{name: "TIME"}, {name: "AGENT"},
+			{name: "TOOL", max: 48, shrink: true}, {name: "STATUS", style: statusStyle}, {name: "MS"}, {name: "SESSION"},
+			{name: "DETAIL", max: 120, shrink: true}},
 			func(e cortex.ToolEventRow) []string {
 				ms := ""
 				if e.DurationMS != nil {
@@ -276,8 +291,8 @@ func mcpEventsRun(ctx context.Context, f *Factory, opts *MCPEventsOptions) error
 				if detail == "" {
 					detail = e.ArgumentsJSON
 				}
-				return []string{e.Timestamp[:19], string(e.Tool), OneLine(e.ToolName, 40), e.Status, ms, shortSession(e.SessionID),
-					OneLine(detail, 60)}
+				return []string{f.timeCell(e.Timestamp, true), string(e.Tool), e.ToolName, e.Status, ms, shortSession(e.SessionID),
+					detail}
 			})
 	})
 }
@@ -333,7 +348,9 @@ func hookEventsRun(ctx context.Context, f *Factory, opts *HookEventsOptions) err
 		if err != nil {
 			return err
 		}
-		return printList(f, res, opts.JSON, "No hook events found.", "TIME\tAGENT\tHOOK\tSTATUS\tEXIT\tEVIDENCE\tCOMMAND",
+		return printList(f, res, opts.JSON, "No hook events found.", []column{{name: "TIME"}, {name: "AGENT"},
+			{name: "HOOK", max: 40, shrink: true}, {name: "STATUS", style: statusStyle}, {name: "EXIT"}, {name: "EVIDENCE"},
+			{name: "COMMAND", max: 120, shrink: true}},
 			func(e cortex.HookEventRow) []string {
 				exit := ""
 				if e.ExitCode != nil {
@@ -343,7 +360,7 @@ func hookEventsRun(ctx context.Context, f *Factory, opts *HookEventsOptions) err
 				if name == "" {
 					name = e.HookEvent
 				}
-				return []string{e.Timestamp[:19], string(e.Tool), OneLine(name, 32), e.Status, exit, e.EvidenceKind, OneLine(e.HookCommand, 60)}
+				return []string{f.timeCell(e.Timestamp, true), string(e.Tool), name, e.Status, exit, e.EvidenceKind, e.HookCommand}
 			})
 	})
 }
@@ -373,7 +390,8 @@ func NewCmdAIBackfill(f *Factory, kinds []string, runF func(context.Context, *Ba
 		Long: fmt.Sprintf(`Rebuilds %s events from the records stored in the database (not from the
 transcript files), in keyset batches of 2000 rows with one short write transaction
 each. It is idempotent: running it again adds nothing. --dry-run writes nothing and
-reports what it would add. Only one backfill runs at a time.`, what),
+reports what it would add. Only one backfill runs at a time. Kind bodies recomputes
+the body version of every skill load (see docs/skills.md).`, what),
 		Example: "  cortex ai backfill --all --since 30d --dry-run\n  cortex ai skills backfill --limit 100000 --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -391,7 +409,7 @@ reports what it would add. Only one backfill runs at a time.`, what),
 	}
 	if len(kinds) == 0 {
 		cmd.Flags().BoolVar(&opts.All, "all", false, "all event kinds")
-		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks, users")
+		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks, users, bodies (skill versions)")
 	}
 	cmd.Flags().StringVar(&opts.Since, "since", "", "only rows at or after (30m, 7d, 2026-11-30, RFC 3339)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "scan at most this many rows (default: all)")
@@ -415,7 +433,16 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		return err
 	}
 	defer db.Close()
-	progress, done := scanProgress(f, opts.JSON)
+	progress, done, err := scanProgress(f, opts.JSON, func() (int64, error) {
+		total, err := ingest.BackfillScope(ctx, db, opts.Kinds, opts.AfterID, since)
+		if opts.Limit > 0 {
+			total = min(total, int64(opts.Limit))
+		}
+		return total, err
+	})
+	if err != nil {
+		return err
+	}
 	res, err := app.New(db).Backfill(ctx, app.BackfillParams{Kinds: opts.Kinds, Since: since, Limit: opts.Limit, AfterID: opts.AfterID,
 		DryRun: opts.DryRun, Hostname: cfg.Hostname, Holder: "cli", Progress: progress})
 	done()
@@ -430,8 +457,13 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		verb = "would add"
 	}
 	f.IO.Printf("Backfill of %s events: scanned %d rows\n", strings.Join(res.Kinds, ", "), res.Scanned)
-	f.IO.Printf("  %s %d skill, %d tool-call, %d hook and %d user events; %d already stored, %d merged into existing calls\n",
-		verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Users, res.Events.Duplicates, res.Events.Merged)
+	if !(len(res.Kinds) == 1 && res.Kinds[0] == ingest.KindBodies) {
+		f.IO.Printf("  %s %d skill, %d tool-call, %d hook and %d user events; %d already stored, %d merged into existing calls\n",
+			verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Users, res.Events.Duplicates, res.Events.Merged)
+	}
+	if b := res.SkillBodies; b != nil {
+		f.IO.Printf("  skill versions: %d loads looked at, %d showed a body\n", b.Loads, b.Bodies)
+	}
 	if res.ParseErrors > 0 {
 		f.IO.Printf("  %d rows could not be read (see --json for details)\n", res.ParseErrors)
 	}

@@ -38,6 +38,7 @@ type AssessOptions struct {
 	Limit             int
 	NoLLM             bool
 	DryRun            bool
+	PrintPrompt       bool
 	Model             string
 	JSON              bool
 	// Format is the output: text, md or json.
@@ -51,7 +52,7 @@ func NewCmdAssess(f *Factory, runF func(context.Context, *AssessOptions) error) 
 		Short: "Assess incidents with deterministic findings and an optional local LLM",
 		Long: `Picks the best matching incident of a target (like investigate), prints its header and
 deterministic findings, then streams a Markdown assessment from the local LLM (the Gemini
-CLI by default) through Cortex's one guarded runner: kill switch, per-action enablement,
+CLI by default; claude -p, codex exec or an OpenAI-compatible endpoint by [llm] provider) through Cortex's one guarded runner: kill switch, per-action enablement,
 rate limits, circuit breaker, concurrency caps, timeout, byte caps. Every attempt —
 denials and dry runs included — is audited in llm_invocations
 (see cortex ai llm-invocations).
@@ -59,7 +60,8 @@ denials and dry runs included — is audited in llm_invocations
 Evidence is passed to the model as untrusted data; the model may not use tools or edit
 files: proposed skill-document changes come back as diffs in the Markdown.
 
---no-llm stops at the findings; --dry-run builds the prompt, audits a dry run and
+--no-llm stops at the findings; --print-prompt prints the whole prompt and runs nothing;
+--dry-run builds the prompt, audits a dry run and
 prints its size and a preview without calling any model.`,
 		Example: `  cortex assess skill lavra:lavra-plan --since 7d
   cortex assess skill --plugin lavra --no-llm --json
@@ -111,11 +113,12 @@ func newCmdAssessTarget(f *Factory, target string, runF func(context.Context, *A
 	fl.BoolVar(&opts.All, "all", false, fmt.Sprintf("assess every matching incident (up to %d; each is one LLM call, rate limits apply)", incident.MaxBundles))
 	fl.IntVar(&opts.Limit, "limit", 0, "incidents to assess (default 1)")
 	fl.BoolVar(&opts.NoLLM, "no-llm", false, "stop at the deterministic findings")
+	fl.BoolVar(&opts.PrintPrompt, "print-prompt", false, "print the whole prompt of each incident and run no model")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "build the prompt, audit a dry run, print its size and a preview; call no model")
 	fl.StringVar(&opts.Model, "model", "", "model to ask instead of [llm.gemini] model")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON (the assessment is not streamed)")
 	formatFlag(cmd, &opts.Format)
-	cmd.MarkFlagsMutuallyExclusive("no-llm", "dry-run")
+	cmd.MarkFlagsMutuallyExclusive("no-llm", "dry-run", "print-prompt")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
 			opts.Subject = args[0]
@@ -148,12 +151,13 @@ func (o *AssessOptions) params(f *Factory) (assess.Params, error) {
 			hook = o.Subject
 		}
 	}
-	ip := cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Tool: cortex.Tool(o.Tool), Project: o.Project,
+	ip := cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Tool: cortex.Tool(o.Agent), Project: o.Project,
 		Session: o.Session, Host: o.Host, Since: since, Until: until, Skill: skill, Plugin: o.Plugin, Terms: o.Terms,
 		Target: target, MCPServer: o.Server, MCPTool: o.MCPTool, ToolName: o.ToolName, Hook: hook,
 		WindowMinutes: o.Window, IncidentID: o.IncidentID, Signals: o.Signals, MinScore: o.MinScore, Limit: limit}, All: o.All,
 		CorrelationWindowMinutes: o.CorrelationWindow, MaxBytes: o.MaxBytes}
-	return assess.Params{InvestigateParams: ip, Surface: cortex.SurfaceCLI, NoLLM: o.NoLLM, DryRun: o.DryRun, Model: o.Model}, nil
+	return assess.Params{InvestigateParams: ip, Surface: cortex.SurfaceCLI, NoLLM: o.NoLLM, DryRun: o.DryRun,
+		PrintPrompt: o.PrintPrompt, Model: o.Model}, nil
 }
 
 func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
@@ -177,6 +181,22 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 	}
 	defer db.Close()
 	s := f.NewService(db)
+	if opts.PrintPrompt {
+		res, err := s.Assess(ctx, opts.Target, p)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return f.IO.WriteJSON(res)
+		}
+		for i, a := range res.Assessments {
+			if i > 0 {
+				f.IO.Printf("\n")
+			}
+			f.IO.Printf("%s", Safe(a.Prompt))
+		}
+		return nil
+	}
 	if !opts.NoLLM {
 		if err := s.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
 			return err
@@ -273,7 +293,8 @@ func printAssessment(f *Factory, res assess.Result) {
 	if len(res.OtherMatching) > 0 {
 		f.IO.Printf("\nOther matching incidents (%d of %d; assess one with --incident-id):\n", len(res.OtherMatching), res.Total)
 		for _, o := range res.OtherMatching {
-			f.IO.Printf("  %s  %-8s %5.0f  %s → %s  session %s\n", o.ID, o.Label, o.Score, o.FirstSeen[:16], o.LastSeen[:16],
+			f.IO.Printf("  %s  %-8s %5.0f  %s → %s  session %s\n", o.ID, o.Label, o.Score, f.timeCell(o.FirstSeen, false),
+				f.timeCell(o.LastSeen, false),
 				shortSession(o.SessionID))
 		}
 	}
@@ -346,6 +367,7 @@ type LLMInvocationsOptions struct {
 	Action string
 	Status string
 	Limit  int
+	Cursor string
 	JSON   bool
 }
 
@@ -368,7 +390,8 @@ marked interrupted when the next runner starts.`,
 	fl.StringVar(&opts.Action, "action", "", "only this action (skill_assess, ai_assess, mcp_assess, hook_assess)")
 	fl.StringVar(&opts.Status, "status", "", "only this status (success, error, timeout, cancelled, disabled, rate_limited, circuit_open, denied, dry_run, interrupted, running)")
 	fl.IntVar(&opts.Limit, "limit", app.DefaultInvocationsLimit, fmt.Sprintf("maximum rows (max %d)", app.MaxInvocationsLimit))
-	fl.BoolVar(&opts.JSON, "json", false, `print JSON: {"invocations":[…],"total":N,"truncated":bool}`)
+	cursorFlag(cmd, &opts.Cursor)
+	fl.BoolVar(&opts.JSON, "json", false, `print JSON: {"invocations":[…],"total":N,"truncated":bool,"next":"…"}`)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if runF != nil {
 			return runF(cmd.Context(), opts)
@@ -383,7 +406,11 @@ func llmInvocationsRun(ctx context.Context, f *Factory, opts *LLMInvocationsOpti
 	if err != nil {
 		return err
 	}
-	p := cortex.InvocationParams{Since: since, Action: opts.Action, Status: opts.Status, Limit: opts.Limit}
+	after, err := cortex.DecodeCursor(opts.Cursor)
+	if err != nil {
+		return err
+	}
+	p := cortex.InvocationParams{Since: since, Action: opts.Action, Status: opts.Status, Limit: opts.Limit, After: after}
 	return withService(ctx, f, func(s *app.Service) error {
 		res, err := s.Invocations(ctx, p)
 		if err != nil {
@@ -396,6 +423,9 @@ func llmInvocationsRun(ctx context.Context, f *Factory, opts *LLMInvocationsOpti
 			f.IO.Printf("No LLM invocations.\n")
 			return nil
 		}
+		t := newTable(f, column{name: "STARTED"}, column{name: "ACTION"}, column{name: "STATUS", style: statusStyle},
+			column{name: "VIA"}, column{name: "TIME"}, column{name: "PROMPT B"}, column{name: "INCIDENT", max: 48, shrink: true},
+			column{name: "ID"}, column{name: "ERROR", max: 160, shrink: true})
 		for _, inv := range res.Invocations {
 			dur := "-"
 			if inv.DurationMS != nil {
@@ -405,15 +435,11 @@ func llmInvocationsRun(ctx context.Context, f *Factory, opts *LLMInvocationsOpti
 			if subject == "" {
 				subject = "-"
 			}
-			f.IO.Printf("%s  %-12s %-13s %-4s %6s  %7s B  %s  %s\n", inv.StartedAt.UTC().Format("2006-01-02 15:04:05"), inv.Action,
-				inv.Status, inv.CallerSurface, dur, commas(int(inv.PromptBytes)), OneLine(subject, 40), inv.ID)
-			if inv.Error != "" {
-				f.IO.Printf("    %s\n", OneLine(inv.Error, 160))
-			}
+			t.add(f.timeCell(cortex.FormatTime(inv.StartedAt), true), inv.Action, inv.Status, inv.CallerSurface, dur,
+				commas(int(inv.PromptBytes)), subject, inv.ID, inv.Error)
 		}
-		if res.Truncated {
-			f.IO.Printf("(more rows: raise --limit or narrow with --since/--action/--status)\n")
-		}
+		t.print()
+		printMore(f, len(res.Invocations), 0, res.Next)
 		return nil
 	})
 }

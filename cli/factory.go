@@ -23,9 +23,11 @@ type Factory struct {
 	// ConfigPath and DBPath are the global --config and --db flags.
 	ConfigPath string
 	DBPath     string
-	Env        config.Env
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// UTC shows times in UTC instead of the local zone (--utc).
+	UTC    bool
+	Env    config.Env
+	Now    func() time.Time
+	Logger *slog.Logger
 	// Provider builds LLM providers (nil: the configured Gemini CLI);
 	// tests inject fakes.
 	Provider app.ProviderFactory
@@ -92,6 +94,7 @@ func (f *Factory) NewService(db *sqlite.DB) *app.Service {
 	s.Logger = f.Logger
 	if f.cfg != nil {
 		s.Host = f.cfg.Hostname
+		s.Prices = f.cfg.Prices
 	}
 	return s
 }

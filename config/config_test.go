@@ -34,9 +34,16 @@ max_invocations_per_hour = 10
 [llm.actions.ai_assess]
 enabled = false
 
+[llm.actions.skill_propose]
+provider = "claude"
+model = "claude-sonnet-4-5"
+
 [llm.gemini]
 model = "gemini-2.5-pro"
 home = "~/auth"
+
+[llm.claude]
+program = "~/bin/claude"
 `, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,8 @@ home = "~/auth"
 	want := llm.DefaultConfig()
 	l := cfg.LLM
 	if l.MaxPerHour != 10 || l.MaxPerMinute != want.MaxPerMinute || l.TimeoutSecs != want.TimeoutSecs || !l.Enabled ||
-		l.Actions["ai_assess"].Enabled || l.Gemini.Model != "gemini-2.5-pro" || l.Gemini.Program != llm.DefaultGeminiProgram ||
+		*l.Actions["ai_assess"].Enabled || l.Actions["skill_propose"].Enabled != nil || l.ProviderFor("skill_propose") != "claude" ||
+		!strings.HasSuffix(l.Claude.Program, "/bin/claude") || strings.HasPrefix(l.Claude.Program, "~") || l.Gemini.Model != "gemini-2.5-pro" || l.Gemini.Program != llm.DefaultGeminiProgram ||
 		!strings.HasSuffix(l.Gemini.Home, "/auth") || strings.HasPrefix(l.Gemini.Home, "~") {
 		t.Fatalf("llm config %+v", l)
 	}

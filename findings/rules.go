@@ -179,6 +179,21 @@ func (r *Rules) hint(i int, inc *cortex.Incident, vars map[string]string) string
 	return h
 }
 
+// hintValues returns the values a hint named (safe words only), nil when
+// none.
+func hintValues(vars map[string]string) map[string]string {
+	var out map[string]string
+	for k := range hintDefaults {
+		if v := safeValue(vars[k]); v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // safeValue keeps a value a hint may name: words of letters, digits and
 // . _ : @ + - / (a program, a subcommand, a module, a status code), at most
 // three of them and 60 bytes; anything else is dropped.

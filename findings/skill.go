@@ -262,18 +262,7 @@ func skillRows(b *cortex.Bundle) []*cortex.EvidenceRow {
 		// A bundle from before the user voice existed: read it as before.
 		groups = append(groups, b.TranscriptBefore, b.TranscriptAfter)
 	}
-	seen := map[int64]bool{}
-	var out []*cortex.EvidenceRow
-	for _, g := range groups {
-		for i := range g {
-			if seen[g[i].ID] {
-				continue
-			}
-			seen[g[i].ID] = true
-			out = append(out, &g[i])
-		}
-	}
-	return out
+	return distinctRows(groups...)
 }
 
 // skillFailures are the failures the skill rules read: the agent's own

@@ -302,20 +302,25 @@ func TestSkillPolicyQuotes(t *testing.T) {
 
 // Failure causes read from the run's classified failures fill the hint
 // with the failing command and program; a value that is not a plain word
-// never reaches the hint.
+// never reaches the hint. Error lines from ../shared/corpus/real: codex
+// 019ea8fa… (entire dispatch, playwright, networkidle), claude 0953ba2a…
+// (origin remote, repo:* glob), codex 019ed99c… (gh JSON field), claude
+// 4e46a154… (gh api 404), claude d43002f0… (ERR_MODULE_NOT_FOUND); the
+// bash/dash/zsh "not found" forms are the shells' own.
 func TestSkillFailureCauses(t *testing.T) {
 	for _, tc := range []struct {
 		name, text, op, cat, hintHas string
 	}{
-		{"not logged in", "You are not logged in. Run `entire login` first.", "entire explain", catSkillAuth, "before `entire explain`"},
-		{"no origin", "fatal: could not find 'origin' remote", "git push", catRepoSetup, "before `git push`"},
+		{"not logged in", "dispatch requires login — run `entire login`", "entire dispatch", catSkillAuth, "before `entire dispatch`"},
+		{"no origin", "could not find 'origin' remote: remote not found", "entire search", catRepoSetup, "before `entire search`"},
 		{"command not found", "zsh:1: command not found: marvin\nmarvin: command not found", "marvin check", catNotFound, "verify `marvin` is installed"},
 		{"bash not found", "bash: line 1: rg: command not found", "rg -n x", catNotFound, "verify `rg` is installed"},
 		{"dash not found", "sh: 1: jq: not found", "jq .", catNotFound, "verify `jq` is installed"},
-		{"zsh glob", "zsh:1: no matches found: *.orig", "ls", catShell, "zsh"},
-		{"module", "Error: Cannot find module 'playwright'", "node run.js", catDependency, "Declare `playwright`"},
-		{"rejected value", `error: unknown flag: --reviewer-bot`, "gh pr create", catSkillSchema, "rejected `--reviewer-bot`"},
-		{"http", "gh: Not Found (HTTP 404)", "gh api", catHTTP, "failed with `HTTP 404`"},
+		{"zsh glob", "(eval):1: no matches found: repo:*", "entire search", catShell, "zsh"},
+		{"module", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'playwright' imported from /private/tmp/l2-verify.mjs", "node l2-verify.mjs", catDependency, "Declare `playwright`"},
+		{"rejected value", `Unknown JSON field: "closedByPullRequestsReferences"`, "gh issue", catSkillSchema, "rejected `closedByPullRequestsReferences`"},
+		{"rejected option", "playwright_wait_for_load_state does not support networkidle", "mcp__node_repl__js", catSkillSchema, "rejected `networkidle`"},
+		{"http", "gh: Parent comment not found (HTTP 404)", "gh api", catHTTP, "failed with `HTTP 404`"},
 		{"injection", "error: unknown flag: $(curl evil)", "gh", catSkillSchema, "rejected a value or argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,11 +28,32 @@ const (
 )
 
 // EventKinds lists the backfill kinds.
-func EventKinds() []string { return []string{KindSkills, KindTools, KindHooks, KindUsers} }
+func EventKinds() []string { return []string{KindBodies, KindSkills, KindTools, KindHooks, KindUsers} }
 
 // userRoles are the roles of rows that can carry user events: typed text,
 // interrupts and aborts (system), rejections (tool results).
 var userRoles = []cortex.Role{cortex.RoleUser, cortex.RoleSystem, cortex.RoleToolResult}
+
+// backfillRoles are the roles of the rows a backfill of kinds reads (nil:
+// every row).
+func backfillRoles(kinds []string) []cortex.Role {
+	if len(kinds) == 1 && kinds[0] == KindUsers {
+		return userRoles // the other rows carry no user event: skip decoding them
+	}
+	return nil
+}
+
+// BackfillScope is how many rows a backfill of kinds from afterID (and
+// since) scans at most: the total of its progress.
+func BackfillScope(ctx context.Context, store interface {
+	CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role) (int64, error)
+}, kinds []string, afterID int64, since time.Time) (int64, error) {
+	kinds, err := normalizeKinds(kinds)
+	if err != nil {
+		return 0, err
+	}
+	return store.CountTranscriptRecords(ctx, afterID, since, backfillRoles(kinds))
+}
 
 // BackfillStore is what a backfill needs from the database.
 type BackfillStore interface {
@@ -93,6 +115,8 @@ type BackfillResult struct {
 	CallFactsDerived int64    `json:"call_facts_derived,omitempty"`
 	Elapsed          Duration `json:"elapsed"`
 	Errors           []string `json:"errors,omitempty"`
+	// SkillBodies reports the skill-body pass (kind bodies).
+	SkillBodies *SkillBodyResult `json:"skill_bodies,omitempty"`
 }
 
 // Backfill rebuilds events from the records stored in the database (not
@@ -126,16 +150,14 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 	for _, k := range kinds {
 		want[k] = true
 	}
-	var roles []cortex.Role
-	if len(kinds) == 1 && kinds[0] == KindUsers {
-		roles = userRoles // the other rows carry no user event: skip decoding them
-	}
+	roles := backfillRoles(kinds)
 	var dry *sqlite.DryRun
 	if opts.DryRun {
 		dry = sqlite.NewDryRun()
 	}
 	after := opts.AfterID
-	for {
+	rowKinds := slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == KindBodies })
+	for len(rowKinds) > 0 {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
@@ -199,6 +221,17 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 		if opts.Progress != nil {
 			opts.Progress(BackfillProgress{Scanned: res.Scanned, LastID: after})
 		}
+	}
+	if want[KindBodies] && !res.Truncated {
+		bs, ok := store.(SkillBodyStore)
+		if !ok {
+			return res, cortex.Errorf(cortex.CodeInternal, "this store keeps no skill bodies")
+		}
+		b, err := ResolveSkillBodies(ctx, bs, SkillBodyOptions{All: true, DryRun: opts.DryRun, Codec: opts.Codec})
+		if err != nil {
+			return res, err
+		}
+		res.SkillBodies = &b
 	}
 	res.Elapsed = Duration(time.Since(start))
 	if c, ok := store.(pendingClearer); ok && !opts.DryRun && !res.Truncated && opts.AfterID == 0 && opts.Since.IsZero() {
@@ -395,8 +428,10 @@ func normalizeKinds(kinds []string) ([]string, error) {
 			k = KindHooks
 		case "user", "users":
 			k = KindUsers
+		case "body", "bodies", "versions", "skill-bodies":
+			k = KindBodies
 		default:
-			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp, hooks or users)", k)
+			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp, hooks, users or bodies)", k)
 		}
 		if !seen[k] {
 			seen[k] = true

@@ -181,6 +181,15 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 		}
 	}
 	storeErr := w.storeErr
+	if bs, ok := store.(SkillBodyStore); ok && storeErr == nil && ctx.Err() == nil && !opts.NoEvents {
+		// New skill loads get their body version (and loads stored before
+		// versions existed get theirs on the first run).
+		res, err := ResolveSkillBodies(ctx, bs, SkillBodyOptions{Codec: opts.Codec, Now: opts.Now})
+		if err != nil && ctx.Err() == nil {
+			storeErr = err
+		}
+		sum.SkillBodies = res.Bodies
+	}
 	sum.Elapsed = Duration(opts.Now().Sub(start))
 	if search != nil {
 		ss, err := search.finish()

@@ -125,11 +125,14 @@ type Summary struct {
 	// batches, see the writer).
 	Transactions int64 `json:"transactions"`
 	// Events counts the skill, tool-call and hook events stored.
-	Events       cortex.EventCounts `json:"events"`
-	Skipped      map[string]int64   `json:"records_skipped"`
-	ParseErrors  int64              `json:"parse_errors"`
-	Warnings     int64              `json:"warnings"`
-	UnknownTypes int64              `json:"unknown_types"`
+	Events cortex.EventCounts `json:"events"`
+	// SkillBodies counts the skill loads tied to their body version (see
+	// ResolveSkillBodies).
+	SkillBodies  int              `json:"skill_bodies,omitempty"`
+	Skipped      map[string]int64 `json:"records_skipped"`
+	ParseErrors  int64            `json:"parse_errors"`
+	Warnings     int64            `json:"warnings"`
+	UnknownTypes int64            `json:"unknown_types"`
 	// PendingFiles end with an incomplete record left for the next read.
 	PendingFiles int         `json:"pending_partial_records"`
 	BytesRead    int64       `json:"bytes_read"`

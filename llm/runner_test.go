@@ -229,7 +229,7 @@ func TestKillSwitchFromEnvironment(t *testing.T) {
 
 func TestActionAndBackgroundGating(t *testing.T) {
 	r, audit, _ := testRunner(t, func(c *Config) {
-		c.Actions = map[string]ActionConfig{ActionMCPAssess: {Enabled: false}, ActionSkillAssess: {Enabled: true}}
+		c.Actions = map[string]ActionConfig{ActionMCPAssess: {Enabled: new(false)}, ActionSkillAssess: {Enabled: new(true)}}
 	})
 	res, err := r.Run(context.Background(), spec(ActionMCPAssess), answer("x"))
 	wantDenied(t, audit, res, err, cortex.InvocationDisabled, "forbidden", "mcp_assess")

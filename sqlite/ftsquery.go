@@ -196,18 +196,96 @@ func foldToken(s string) string {
 	return b.String()
 }
 
-// sameStem approximates the index's English stemming for highlights: two
-// words match when one is the other plus a short ending ("leak", "leaks",
-// "leaking"), once at least 3 letters are shared.
-func sameStem(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
+// sameStem reports whether two folded words have the same inflectional
+// stem as the index's Porter stemmer cuts it (its step 1: plurals, -ed,
+// -ing, -y), so "leaks", "leaked" and "leaking" mark "leak", but "time"
+// does not mark "timeout". Words the stemmer joins only by derivational
+// suffixes ("connection", "connect") are matched by the index but not
+// marked: a missing mark, never a wrong one.
+func sameStem(a, b string) bool { return porterStep1(a) == porterStep1(b) }
+
+// porterStep1 applies step 1 (1a, 1b, 1c) of M. F. Porter's stemming
+// algorithm ("An algorithm for suffix stripping", 1980) to a lower-case
+// word; words of other scripts pass unchanged.
+func porterStep1(w string) string {
+	if len(w) <= 2 || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+		return w
 	}
-	if len(a) < 3 || len(b)-len(a) > 3 {
+	switch {
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"):
+	case strings.HasSuffix(w, "s"):
+		w = w[:len(w)-1]
+	}
+	cut := ""
+	switch {
+	case strings.HasSuffix(w, "eed"):
+		if measure(w[:len(w)-3]) > 0 {
+			w = w[:len(w)-1]
+		}
+	case strings.HasSuffix(w, "ed") && hasVowel(w[:len(w)-2]):
+		cut = w[:len(w)-2]
+	case strings.HasSuffix(w, "ing") && hasVowel(w[:len(w)-3]):
+		cut = w[:len(w)-3]
+	}
+	if cut != "" {
+		w = cut
+		n := len(w)
+		switch {
+		case strings.HasSuffix(w, "at"), strings.HasSuffix(w, "bl"), strings.HasSuffix(w, "iz"):
+			w += "e"
+		case n >= 2 && w[n-1] == w[n-2] && consonant(w, n-1) && !strings.ContainsRune("lsz", rune(w[n-1])):
+			w = w[:n-1]
+		case measure(w) == 1 && endsCVC(w):
+			w += "e"
+		}
+	}
+	if strings.HasSuffix(w, "y") && hasVowel(w[:len(w)-1]) {
+		w = w[:len(w)-1] + "i"
+	}
+	return w
+}
+
+// consonant reports whether w[i] is a consonant in Porter's sense (y after
+// a consonant is a vowel).
+func consonant(w string, i int) bool {
+	switch w[i] {
+	case 'a', 'e', 'i', 'o', 'u':
 		return false
+	case 'y':
+		return i == 0 || !consonant(w, i-1)
 	}
-	stem := strings.TrimRight(a, "es")
-	return len(stem) >= 3 && strings.HasPrefix(b, stem)
+	return true
+}
+
+// measure is Porter's m: the number of vowel-consonant sequences in w.
+func measure(w string) int {
+	m, vowel := 0, false
+	for i := range len(w) {
+		c := consonant(w, i)
+		if vowel && c {
+			m++
+		}
+		vowel = !c
+	}
+	return m
+}
+
+func hasVowel(w string) bool {
+	for i := range len(w) {
+		if !consonant(w, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// endsCVC reports whether w ends consonant-vowel-consonant, the last not
+// w, x or y.
+func endsCVC(w string) bool {
+	n := len(w)
+	return n >= 3 && consonant(w, n-1) && !consonant(w, n-2) && consonant(w, n-3) && !strings.ContainsRune("wxy", rune(w[n-1]))
 }
 
 // highlight returns a one-line excerpt of text, at most about width

@@ -247,3 +247,47 @@ func FuzzBuildFTSQuery(f *testing.F) {
 		}
 	})
 }
+
+func TestHighlights(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		words []string
+		want  [][2]int
+	}{
+		{"cargo build kestrel", []string{"cargo"}, [][2]int{{0, 5}}},
+		{"Rate limit hit; rate LIMIT again", []string{"rate limit"}, [][2]int{{0, 10}, {16, 26}}},
+		{"timeout then Timeout", []string{"timeout", "then"}, [][2]int{{0, 7}, {8, 12}, {13, 20}}},
+		// Whole tokens only, as the index matches them.
+		{"subagent", []string{"agent"}, nil},
+		// Offsets are in the original text even where folding changes a
+		// rune's length (U+212A Kelvin sign).
+		{"\u212aelvin kelvin", []string{"kelvin"}, [][2]int{{0, 8}, {9, 15}}},
+		// English stems: the index finds "leaks" for "leak".
+		{"memory leaks again", []string{"memory leak"}, [][2]int{{0, 12}}},
+		{"leaked, leaking", []string{"leak"}, [][2]int{{0, 6}, {8, 15}}},
+		// A word that only starts like the query is not its stem.
+		{"Wall time: 0.68 s, then a timeout", []string{"timeout"}, [][2]int{{26, 33}}},
+		{"nothing here", []string{"absent"}, nil},
+	} {
+		_, got := highlight(tc.text, phraseTerms(tc.words), 200)
+		if !reflect.DeepEqual(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+			t.Errorf("highlight(%q, %q) = %v, want %v", tc.text, tc.words, got, tc.want)
+		}
+	}
+}
+
+// TestPorterStep1 checks the inflectional stems against the examples of
+// Porter's paper (step 1a, 1b, 1c).
+func TestPorterStep1(t *testing.T) {
+	for in, want := range map[string]string{
+		"caresses": "caress", "ponies": "poni", "ties": "ti", "caress": "caress", "cats": "cat",
+		"feed": "feed", "agreed": "agree", "plastered": "plaster", "bled": "bled", "motoring": "motor", "sing": "sing",
+		"conflated": "conflate", "troubled": "trouble", "sized": "size", "hopping": "hop", "tanned": "tan",
+		"falling": "fall", "hissing": "hiss", "fizzed": "fizz", "failing": "fail", "filing": "file",
+		"happy": "happi", "sky": "sky", "timeout": "timeout", "time": "time", "timing": "time", "errors": "error",
+	} {
+		if got := porterStep1(in); got != want {
+			t.Errorf("porterStep1(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -194,6 +194,12 @@ func indexedRows(t testing.TB, db *DB) []int64 {
 
 // snippet is highlight's excerpt for words taken as phrases.
 func snippet(text string, words []string, width int) string {
+	s, _ := highlight(text, phraseTerms(words), width)
+	return s
+}
+
+// phraseTerms reads each of words as a phrase to highlight.
+func phraseTerms(words []string) []snippetTerm {
 	var terms []snippetTerm
 	for _, w := range words {
 		var st snippetTerm
@@ -204,8 +210,7 @@ func snippet(text string, words []string, width int) string {
 			terms = append(terms, st)
 		}
 	}
-	s, _ := highlight(text, terms, width)
-	return s
+	return terms
 }
 
 func logID(t testing.TB, db *DB, path, key string) int64 {

@@ -191,12 +191,17 @@ func (db *DB) Invocations(ctx context.Context, p cortex.InvocationParams) (corte
 	if p.Status != "" {
 		w.add("status = ?", p.Status)
 	}
+	if c := p.After; c != nil {
+		w.add("(started_at, id) < (?, ?)", c.Time, c.Key)
+	}
 	res, err := listRows(ctx, db.r, "LLM invocations", `SELECT id, started_at, finished_at, duration_ms, caller_surface, action, provider,
 		COALESCE(model, ''), COALESCE(program, ''), COALESCE(incident_id, ''), COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
 		COALESCE(ai_session_id, ''), evidence_counts_json, COALESCE(prompt_bytes, 0), output_bytes, status, COALESCE(error, ''),
 		metadata_json, hostname, pid FROM llm_invocations WHERE 1=1`+w.sql()+` ORDER BY started_at DESC, id DESC LIMIT ?`,
-		w.args, p.Limit, scanInvocation)
-	return cortex.InvocationList{Invocations: res.Events, Total: res.Total, Truncated: res.Truncated}, err
+		w.args, p.Limit, scanInvocation, func(inv cortex.Invocation) cortex.Cursor {
+			return cortex.Cursor{Time: cortex.FormatTime(inv.StartedAt), Key: inv.ID}
+		})
+	return cortex.InvocationList{Invocations: res.Events, Total: res.Total, Truncated: res.Truncated, Next: res.Next}, err
 }
 
 func scanInvocation(rows *sql.Rows) (cortex.Invocation, error) {

@@ -367,6 +367,8 @@ type LogParams struct {
 	Until  time.Time
 	// Limit must already be clamped.
 	Limit int
+	// After continues a listing.
+	After *cortex.Cursor
 }
 
 // LogEntry is one stored non-AI log row.
@@ -389,6 +391,7 @@ type LogList struct {
 	Total          int        `json:"total"`
 	Truncated      bool       `json:"truncated"`
 	LimitClampedTo int        `json:"limit_clamped_to,omitempty"`
+	Next           string     `json:"next,omitempty"`
 }
 
 // Logs lists non-AI log rows, newest first.
@@ -423,6 +426,7 @@ func (db *DB) Logs(ctx context.Context, p LogParams) (LogList, error) {
 	if !p.Until.IsZero() {
 		w.add("timestamp < ?", cortex.FormatTime(p.Until))
 	}
+	w.after(p.After, "timestamp", "id")
 	rows, err := db.r.QueryContext(ctx, `SELECT id, timestamp, hostname, COALESCE(facility, ''), severity,
 		COALESCE(app_name, ''), message, source, received_at, metadata_json
 		FROM logs WHERE ai_tool IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)
@@ -449,5 +453,9 @@ func (db *DB) Logs(ctx context.Context, p LogParams) (LogList, error) {
 		return out, queryFailed(err, "logs")
 	}
 	out.Total = len(out.Logs)
+	if out.Truncated && len(out.Logs) > 0 {
+		last := out.Logs[len(out.Logs)-1]
+		out.Next = cortex.Cursor{Time: last.Timestamp, ID: last.ID}.Encode()
+	}
 	return out, nil
 }

@@ -74,6 +74,13 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	if !p.Until.IsZero() {
 		w.add("l.timestamp < ?", cortex.FormatTime(p.Until))
 	}
+	if !p.Rank {
+		w.after(p.After, "l.timestamp", "l.id")
+	}
+	offset := 0
+	if p.Rank {
+		offset = p.After.OffsetOf()
+	}
 	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
 		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0)`
@@ -91,7 +98,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 		case err != nil:
 			return failed(err)
 		default:
-			res.RankWindow, res.RankWindowTruncated = rankWindow, true
+			res.RankWindow = rankWindow
 		}
 		query = cols + ` FROM search.search_fts f JOIN logs l ON l.id = f.rowid WHERE search_fts MATCH ? AND f.rowid > ?` +
 			w.sql() + ` ORDER BY f.rank, l.id DESC LIMIT ?`
@@ -121,6 +128,8 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 			ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
 		args = append(append(w.args, q), p.Limit+1)
 	}
+	query += ` OFFSET ?`
+	args = append(args, offset)
 	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return failed(err)
@@ -149,6 +158,14 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 		return res, err
 	}
 	res.Total = len(res.Hits)
+	if res.Truncated && len(res.Hits) > 0 {
+		last := res.Hits[len(res.Hits)-1]
+		c := cortex.Cursor{Time: last.Timestamp, ID: last.ID}
+		if p.Rank {
+			c = cortex.Cursor{Offset: offset + len(res.Hits)}
+		}
+		res.Next = c.Encode()
+	}
 	return res, nil
 }
 
@@ -187,6 +204,15 @@ func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query strin
 	return nil
 }
 
+// NewestRow is the time of the newest stored row ("" for an empty store).
+func (db *DB) NewestRow(ctx context.Context) (string, error) {
+	var t sql.NullString
+	if err := db.r.QueryRowContext(ctx, `SELECT max(timestamp) FROM logs`).Scan(&t); err != nil {
+		return "", cortex.WrapError(cortex.CodeUnavailable, err, "cannot read the store: %v", err)
+	}
+	return t.String, nil
+}
+
 // Sessions lists sessions, most recently active first. limit must already
 // be clamped.
 func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
@@ -207,7 +233,13 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 	if !p.Until.IsZero() {
 		w.add("first_seen < ?", cortex.FormatTime(p.Until))
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+` ORDER BY last_seen DESC, ai_session_id LIMIT ?`, append(w.args, p.Limit+1)...)
+	if c := p.After; c != nil {
+		session, rest, _ := strings.Cut(c.Key, "\n")
+		tool, host, _ := strings.Cut(rest, "\n")
+		w.add("(last_seen, ai_session_id, ai_tool, hostname) < (?, ?, ?, ?)", c.Time, session, tool, host)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+
+		` ORDER BY last_seen DESC, ai_session_id DESC, ai_tool DESC, hostname DESC LIMIT ?`, append(w.args, p.Limit+1)...)
 	if err != nil {
 		return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions: %v", err)
 	}
@@ -224,6 +256,10 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 		out.Sessions = append(out.Sessions, s)
 	}
 	out.Total = len(out.Sessions)
+	if out.Truncated && len(out.Sessions) > 0 {
+		last := out.Sessions[len(out.Sessions)-1]
+		out.Next = cortex.Cursor{Time: last.LastSeen, Key: last.SessionID + "\n" + string(last.Tool) + "\n" + last.Hostname}.Encode()
+	}
 	return out, rows.Err()
 }
 

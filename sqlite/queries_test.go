@@ -323,6 +323,7 @@ func TestSessions(t *testing.T) {
 	type agg struct {
 		s           cortex.Session
 		first, last time.Time
+		prompt      time.Time
 	}
 	by := map[string]*agg{}
 	var keys []string
@@ -346,6 +347,11 @@ func TestSessions(t *testing.T) {
 		switch r.role {
 		case "user":
 			a.s.UserRows++
+			// The earliest typed prompt is the title of a session without
+			// a summary.
+			if a.s.Title == "" || r.ts().Before(a.prompt) {
+				a.s.Title, a.s.TitleSource, a.prompt = strings.Join(strings.Fields(r.text), " "), "first_prompt", r.ts()
+			}
 		case "assistant":
 			a.s.AssistantRows++
 		case "tool_call":
@@ -356,13 +362,14 @@ func TestSessions(t *testing.T) {
 	for _, k := range keys {
 		a := by[k]
 		a.s.FirstSeen, a.s.LastSeen = cortex.FormatTime(a.first), cortex.FormatTime(a.last)
+		a.s.DurationSecs = a.last.Sub(a.first).Seconds()
 		all = append(all, a.s)
 	}
 	slices.SortFunc(all, func(a, b cortex.Session) int {
 		if c := strings.Compare(b.LastSeen, a.LastSeen); c != 0 {
 			return c
 		}
-		return strings.Compare(a.SessionID, b.SessionID)
+		return strings.Compare(b.SessionID, a.SessionID)
 	})
 	at := func(min int) time.Time { return time.Date(2026, 11, 20, 9, min, 0, 0, time.UTC) }
 	for _, c := range []struct {

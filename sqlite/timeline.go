@@ -46,6 +46,10 @@ func (a *UserAct) Meta() map[string]string {
 	return decodeMeta(sql.NullString{String: a.MetaJSON, Valid: true})
 }
 
+// userActKeyCols are userActCols without the texts (empty in the result).
+const userActKeyCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	COALESCE(ai_agent_id, ''), timestamp, event_kind, '', '', '', '', '', 0`
+
 func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 	if err != nil {
 		return nil, queryFailed(err, "user events")
@@ -89,24 +93,8 @@ func (db *DB) UserActKeys(ctx context.Context, f CandidateFilter, saying bool) (
 		from = `ai_user_events INDEXED BY idx_ai_user_events_friction
 			WHERE (event_kind IN ('interrupt', 'rejection') OR voice IS NOT NULL)`
 	}
-	rows, err := db.query(ctx, `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-		COALESCE(ai_agent_id, ''), timestamp, event_kind FROM `+from+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`,
-		append(w.args, f.Limit)...)
-	if err != nil {
-		return nil, queryFailed(err, "user events")
-	}
-	defer rows.Close()
-	var out []UserAct
-	for rows.Next() {
-		var a UserAct
-		var tool, ts string
-		if err := rows.Scan(&a.ID, &a.LogID, &tool, &a.Project, &a.Session, &a.Host, &a.Thread, &ts, &a.Kind); err != nil {
-			return nil, queryFailed(err, "user events")
-		}
-		a.Tool, a.Timestamp = cortex.Tool(tool), parseStoredTime(ts)
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return collectActs(db.query(ctx, `SELECT `+userActKeyCols+` FROM `+from+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`,
+		append(w.args, f.Limit)...))
 }
 
 // UserActCandidates returns the newest user events matching f (at most

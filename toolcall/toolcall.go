@@ -78,7 +78,7 @@ const logicVersion = 1
 // another version are derived again.
 var Version = func() int {
 	h := fnv.New32a()
-	for _, re := range []*regexp.Regexp{probeText, siblingCancel, outputFailure, boilerplate} {
+	for _, re := range []*regexp.Regexp{probeText, siblingCancel, outputFailure, boilerplate, codexExit} {
 		h.Write([]byte(re.String() + "\x00"))
 	}
 	for _, m := range []map[string]bool{shellTools, readTools, probePrograms, filterPrograms, readerCommands} {
@@ -326,9 +326,17 @@ func Operation(tool, args string) string {
 	return tool + " " + args
 }
 
-// codexBody drops Codex's exec boilerplate ("Chunk ID: … Output:") from a
-// result text, keeping what the command printed.
+// codexExit is the head of the error text Cortex stores for a failed
+// Codex command: "exit N", then ": " and what the command printed.
+var codexExit = regexp.MustCompile(`^exit -?\d+(?::|$)`)
+
+// codexBody drops Codex's exec boilerplate ("Chunk ID: … Output:", or the
+// "exit N: " Cortex stores in its place) from a result text, keeping what
+// the command printed.
 func codexBody(text string) string {
+	if m := codexExit.FindStringIndex(text); m != nil {
+		return strings.TrimSpace(text[m[1]:])
+	}
 	if i := strings.Index(text, "\nOutput:"); i >= 0 && strings.Contains(text[:i], "Process exited with code") {
 		return strings.TrimSpace(text[i+len("\nOutput:"):])
 	}

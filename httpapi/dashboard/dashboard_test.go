@@ -105,6 +105,22 @@ func TestEveryPageAnswers(t *testing.T) {
 		}
 		return g
 	}
+	// The search page marks the words the index matched, English stems
+	// included ("errors" finds "error"), from the hits' highlight ranges,
+	// and says nothing is missing once the index has caught up.
+	g := check("/search?query=errors")
+	marks := regexp.MustCompile(`<mark>([^<]*)</mark>`).FindAllStringSubmatch(g.body, -1)
+	if len(marks) == 0 {
+		t.Errorf("the search page marks no match:\n%.2000s", g.body)
+	}
+	for _, m := range marks {
+		if !strings.HasPrefix(strings.ToLower(m[1]), "error") {
+			t.Errorf("the search page marks %q for errors", m[1])
+		}
+	}
+	if strings.Contains(g.body, "not yet searchable") {
+		t.Errorf("the search page reports rows not yet searchable after the index caught up")
+	}
 	var incidentLinks, sessionLinks, skillLinks []string
 	for _, p := range pages {
 		g := check(p)
@@ -149,6 +165,23 @@ func TestEveryPageAnswers(t *testing.T) {
 		}
 	}
 	t.Logf("checked %d pages", len(seen))
+}
+
+// TestSkillPageShowsTheLifecycle checks the skill page's health, versions
+// and comparison on the real corpus's verify skill (two bundled versions,
+// one run each).
+func TestSkillPageShowsTheLifecycle(t *testing.T) {
+	srv := newSite(t, dashboard.Options{Budget: budget}, testcorpus.Real(t))
+	g := get(t, srv.Client(), srv.URL+"/skills/verify?since=all")
+	if g.status != http.StatusOK {
+		t.Fatalf("%d %.400s", g.status, g.body)
+	}
+	for _, want := range []string{"Health since all", "2 runs in 2 sessions", "provisional", "v1 f65d22fc4444", "v2 14018171e0a4",
+		"Did the last change help?", "not_enough_runs", "Evidence has to reach the reader", "grade A ≥ 90"} {
+		if !strings.Contains(g.body, want) {
+			t.Errorf("the skill page lacks %q", want)
+		}
+	}
 }
 
 // TestHostileTranscriptIsEscaped checks every text of the hostile session

@@ -182,7 +182,6 @@ func prettyJSON(s string) string {
 
 type searchData struct {
 	Query url.Values
-	Words []string
 	Res   *cortex.SearchResult
 	Roles []cortex.Role
 	Tools []cortex.Tool
@@ -191,9 +190,23 @@ type searchData struct {
 func (d searchData) title() string { return "Search" }
 func (d searchData) nav() string   { return "search" }
 
-// Highlight marks the query's words in a snippet; everything else is
+// Marked renders a hit's snippet with its matched words (the search's
+// highlight ranges, English stems included) in <mark>; everything else is
 // escaped.
-func (d searchData) Highlight(s string) template.HTML { return highlight(s, d.Words) }
+func (d searchData) Marked(h cortex.SearchHit) template.HTML {
+	var b strings.Builder
+	at := 0
+	for _, r := range h.Highlights {
+		if r[0] < at || r[0] >= r[1] || r[1] > len(h.Snippet) {
+			continue
+		}
+		b.WriteString(template.HTMLEscapeString(h.Snippet[at:r[0]]))
+		b.WriteString("<mark>" + template.HTMLEscapeString(h.Snippet[r[0]:r[1]]) + "</mark>")
+		at = r[1]
+	}
+	b.WriteString(template.HTMLEscapeString(h.Snippet[at:]))
+	return template.HTML(b.String())
+}
 
 // RowURL links a hit into its session.
 func (d searchData) RowURL(h cortex.SearchHit) string {
@@ -213,65 +226,8 @@ func (d *Dashboard) search(w http.ResponseWriter, r *http.Request) (string, any,
 	if err != nil {
 		return "", nil, err
 	}
-	out.Res, out.Words = &res, queryWords(q.Get("query"))
+	out.Res = &res
 	return "search", out, nil
-}
-
-// queryWords are the words and phrases of a search query, for
-// highlighting (OR and prefix stars dropped).
-func queryWords(q string) []string {
-	var out []string
-	for len(q) > 0 {
-		q = strings.TrimLeft(q, " \t")
-		if q == "" {
-			break
-		}
-		var w string
-		if q[0] == '"' {
-			end := strings.IndexByte(q[1:], '"')
-			if end < 0 {
-				w, q = q[1:], ""
-			} else {
-				w, q = q[1:end+1], q[end+2:]
-			}
-		} else {
-			end := strings.IndexAny(q, " \t")
-			if end < 0 {
-				end = len(q)
-			}
-			w, q = q[:end], q[end:]
-		}
-		w = strings.Trim(w, "*()")
-		if w != "" && w != "OR" && w != "AND" && w != "NOT" {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// highlight escapes s and wraps case-insensitive matches of words in
-// <mark>.
-func highlight(s string, words []string) template.HTML {
-	lower := strings.ToLower(s)
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		best, bestLen := -1, 0
-		for _, w := range words {
-			if j := strings.Index(lower[i:], strings.ToLower(w)); j >= 0 && (best < 0 || j < best || (j == best && len(w) > bestLen)) {
-				best, bestLen = j, len(w)
-			}
-		}
-		if best < 0 || bestLen == 0 {
-			b.WriteString(template.HTMLEscapeString(s[i:]))
-			break
-		}
-		b.WriteString(template.HTMLEscapeString(s[i : i+best]))
-		b.WriteString("<mark>")
-		b.WriteString(template.HTMLEscapeString(s[i+best : i+best+bestLen]))
-		b.WriteString("</mark>")
-		i += best + bestLen
-	}
-	return template.HTML(b.String())
 }
 
 type llmData struct {
