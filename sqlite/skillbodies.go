@@ -34,27 +34,18 @@ type SkillEvent struct {
 // SessionSkillEvents returns the skill events of a session in time order,
 // with their metadata, at most limit.
 func (db *DB) SessionSkillEvents(ctx context.Context, s SessionScope, limit int) ([]SkillEvent, error) {
-	rows, err := db.query(ctx, `SELECT id, log_id, timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''),
-		event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, ''), metadata_json FROM ai_skill_events
-		INDEXED BY idx_ai_skill_events_session_time
+	rows, err := db.query(ctx, `SELECT `+skillLoadCols+` FROM ai_skill_events INDEXED BY idx_ai_skill_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? ORDER BY timestamp, id LIMIT ?`,
 		s.Session, string(s.Tool), s.Host, limit)
 	if err != nil {
 		return nil, queryFailed(err, "skill events")
 	}
-	defer rows.Close()
-	var out []SkillEvent
-	for rows.Next() {
-		var e SkillEvent
-		var ts string
-		var meta sql.NullString
-		if err := rows.Scan(&e.ID, &e.LogID, &ts, &e.Skill, &e.Plugin, &e.Path, &e.Kind, &e.Thread, &e.Project, &meta); err != nil {
-			return nil, queryFailed(err, "skill events")
-		}
-		e.Timestamp, e.Meta = parseStoredTime(ts), decodeMeta(meta)
-		out = append(out, e)
+	loads, err := scanSkillLoads(rows)
+	out := make([]SkillEvent, len(loads))
+	for i, l := range loads {
+		out[i] = l.SkillEvent
 	}
-	return out, rows.Err()
+	return out, err
 }
 
 // Scope is the session a load belongs to.
