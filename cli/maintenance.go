@@ -127,9 +127,13 @@ func purgeRun(ctx context.Context, f *Factory, opts *PurgeOptions) error {
 	defer db.Close()
 	source := opts.Source
 	if source != "" {
-		// Sources are stored by absolute path.
+		// Sources are stored by absolute path, every link resolved (a
+		// file already gone keeps the path as given).
 		if abs, err := filepath.Abs(source); err == nil {
 			source = abs
+		}
+		if real, err := filepath.EvalSymlinks(source); err == nil {
+			source = real
 		}
 	}
 	res, err := f.NewService(db).Purge(ctx, app.PurgeParams{Session: opts.Session, Source: source, Match: opts.Match,

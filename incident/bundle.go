@@ -140,7 +140,7 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		}
 		var ids []int64
 		for _, t := range texts {
-			if corrects(t.Text) {
+			if t.corrects() {
 				ids = append(ids, t.ID)
 			}
 		}

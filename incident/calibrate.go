@@ -232,9 +232,13 @@ func (e *Engine) CompareLabelled(ctx context.Context, dir string, cases []Labell
 		return hits[k]
 	}
 	summary := &cortex.LabelledSummary{Dir: dir, Cases: len(cases)}
+	root := dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		root = real // stored paths have every link resolved
+	}
 	for _, c := range cases {
 		l, _ := LensByName(c.Lens)
-		session, ok := byPath[filepath.Clean(filepath.Join(dir, c.File))]
+		session, ok := byPath[filepath.Clean(filepath.Join(root, c.File))]
 		if !ok {
 			return cortex.Errorf(cortex.CodeInvalid, "labelled corpus: no session stored for %s", c.File)
 		}

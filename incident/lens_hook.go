@@ -882,10 +882,10 @@ func detectHook(g *group, in hookInput, window time.Duration) {
 	// (not the session's first prompt, which answers nothing the agent did;
 	// SessionStart context only when named).
 	for _, u := range in.users {
-		if !within(u.At, from, to) || !corrects(u.Text) {
+		if !within(u.At, from, to) || !u.corrects() {
 			continue
 		}
-		named := len(hookMentions.FindNormalized(normalized(u.Text))) > 0
+		named := len(hookMentions.FindNormalized(u.norm())) > 0
 		reacts := injected && !u.First && g.Key.Subject[0] != "SessionStart" && firstAfter(in.users, u, g.Members)
 		if named || reacts {
 			g.addAnchor(u.ID, u.At, cortex.SignalCorrectionAfterHook, "")

@@ -288,26 +288,75 @@ func (mcpLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPara
 		if err != nil {
 			return err
 		}
+		assistant, err := mcpAssistantRows(ctx, db, s, sg, byServer, window)
+		if err != nil {
+			return err
+		}
 		for _, g := range sg {
-			f, t := mcpSpan(g, window)
-			rows, err := db.SessionAssistantRows(ctx, s, f, t, sessionAssistantRowsCap)
-			if err != nil {
-				return err
+			in := mcpInput{calls: calls, users: users, server: byServer[g.Key.Subject[0]]}
+			if serverAnswered(in.server) { // else no claim can contradict it
+				in.assistant = assistant
+				if assistant == nil { // more prose than one read holds: per group
+					f, t := mcpSpan(g, window)
+					rows, err := db.SessionAssistantRows(ctx, s, f, t, sessionAssistantRowsCap)
+					if err != nil {
+						return err
+					}
+					in.assistant = mcpClaimRows(rows)
+				}
 			}
-			detectMCP(g, mcpInput{calls: calls, users: users, assistant: mcpTextRows(rows), server: byServer[g.Key.Subject[0]]}, window)
+			detectMCP(g, in, window)
 		}
 	}
 	return nil
 }
 
-// mcpTextRows keeps the id, instant and text of evidence rows.
-func mcpTextRows(rows []cortex.EvidenceRow) []textRow {
-	out := make([]textRow, 0, len(rows))
+// mcpAssistantRows reads the session's assistant prose that could claim
+// something about a server (see mcpClaimRows) once, over the spans of the
+// groups whose server answered a call. It returns nil, and the caller reads
+// per group, when the span holds more rows than one read returns.
+func mcpAssistantRows(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, sg []*group, byServer map[string][]mcpCall, window time.Duration) ([]textRow, error) {
+	var from, to time.Time
+	for _, g := range sg {
+		if !serverAnswered(byServer[g.Key.Subject[0]]) {
+			continue
+		}
+		f, t := mcpSpan(g, window)
+		if from.IsZero() {
+			from, to = f, t
+		}
+		from, to = minTime(from, f), maxTime(to, t)
+	}
+	if from.IsZero() {
+		return []textRow{}, nil
+	}
+	rows, err := db.SessionAssistantRows(ctx, s, from, to, sessionAssistantRowsCap)
+	if err != nil || len(rows) >= sessionAssistantRowsCap {
+		return nil, err
+	}
+	return mcpClaimRows(rows), nil
+}
+
+// mcpClaimRows keeps the assistant rows whose words make a claim (the
+// server is unavailable, a call failed), normalized once.
+func mcpClaimRows(rows []cortex.EvidenceRow) []textRow {
+	out := make([]textRow, 0, 8)
 	for _, r := range rows {
+		plain := phrase.Normalize(r.Message)
+		if len(unavailablePhrases.FindNormalized(plain)) == 0 && len(failureClaimPhrases.FindNormalized(plain)) == 0 {
+			continue
+		}
 		at, _ := cortex.ParseTimestamp(r.Timestamp)
-		out = append(out, textRow{ID: r.ID, At: at, Text: r.Message})
+		out = append(out, textRow{ID: r.ID, At: at, Text: r.Message, Plain: plain})
 	}
 	return out
+}
+
+// serverAnswered reports whether a call to the server succeeded: only then
+// can the agent's claims (the server is unavailable, a call failed) be
+// against the evidence.
+func serverAnswered(server []mcpCall) bool {
+	return slices.ContainsFunc(server, func(c mcpCall) bool { return c.Succeeded })
 }
 
 // mcpSpan is the span of a group's session read: window before its first
@@ -400,8 +449,8 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 		if !within(r.At, from, to) {
 			continue
 		}
-		choice := len(mcpCorrectionPhrases.FindNormalized(normalized(r.Text))) > 0
-		if !corrects(r.Text) && !choice {
+		choice := len(mcpCorrectionPhrases.FindNormalized(r.norm())) > 0
+		if !choice && !r.corrects() {
 			continue
 		}
 		prev := -1
@@ -416,7 +465,7 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 		if i > 0 && in.users[i-1].At.After(calls[prev].At) {
 			continue // the user spoke in between: not a reaction to the call
 		}
-		if !calls[prev].Failed && !choice && !mentions(r.Text, names) {
+		if !calls[prev].Failed && !choice && !r.mentions(names) {
 			continue // after a success, a correction about something else
 		}
 		g.addAnchor(r.ID, r.At, cortex.SignalCorrectionAfterCall, "")
@@ -461,13 +510,13 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 	if len(in.assistant) == 0 {
 		return
 	}
-	serverOK := slices.ContainsFunc(in.server, func(c mcpCall) bool { return c.Succeeded })
+	serverOK := serverAnswered(in.server)
 	cFrom, cTo := mcpSpan(g, window)
 	for _, r := range in.assistant {
 		if !within(r.At, cFrom, cTo) || !serverOK {
 			continue
 		}
-		if !mcpClaims(r.Text, names, unavailablePhrases) {
+		if !mcpClaims(r, names, unavailablePhrases) {
 			continue
 		}
 		if slices.ContainsFunc(in.server, func(c mcpCall) bool { return c.Failed && within(c.At, r.At.Add(-window), r.At) }) {
@@ -491,7 +540,7 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 			if !r.At.After(c.At) || r.At.After(end) || seen[r.ID] {
 				continue
 			}
-			if mcpClaims(r.Text, names, failureClaimPhrases) {
+			if mcpClaims(r, names, failureClaimPhrases) {
 				seen[r.ID] = true
 				g.addAnchor(r.ID, r.At, cortex.SignalResultContradicted, "")
 			}
@@ -512,11 +561,12 @@ func mcpSubjectNames(k groupKey) *phrase.Set {
 
 // mcpClaims reports whether one sentence of text (quotations and code blanked)
 // both names the subject and holds a phrase of set.
-func mcpClaims(text string, names, set *phrase.Set) bool {
+func mcpClaims(r textRow, names, set *phrase.Set) bool {
+	text := r.Text
 	// Most assistant rows name neither the server nor an unavailability:
 	// decide that on the raw text before the costly quote blanking (which
 	// only removes text, so it can only remove matches).
-	if raw := phrase.Normalize(text); len(set.FindNormalized(raw)) == 0 || len(names.FindNormalized(raw)) == 0 {
+	if raw := r.plain(); len(set.FindNormalized(raw)) == 0 || len(names.FindNormalized(raw)) == 0 {
 		return false
 	}
 	norm := phrase.Normalize(voice.Unquoted(text))

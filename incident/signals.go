@@ -22,6 +22,40 @@ type textRow struct {
 	// First marks the session's first prompt (user rows): it answers
 	// nothing the agent did.
 	First bool
+	// Reading is what the user's words say, from the store (user rows);
+	// nil: read Text when asked.
+	Reading *voice.Reading
+	// Norm is Text normalized as package voice matches it ("": normalize
+	// when asked).
+	Norm string
+	// Plain is Text as package phrase normalizes it, quotes kept
+	// (assistant rows; "": normalize when asked).
+	Plain string
+}
+
+// plain is the row's text normalized by package phrase.
+func (t textRow) plain() string {
+	if t.Plain != "" {
+		return t.Plain
+	}
+	return phrase.Normalize(t.Text)
+}
+
+// corrects reports whether the row's words correct or stop the agent: the
+// stored reading when the row has one, else Text read now.
+func (t textRow) corrects() bool {
+	if t.Reading != nil {
+		return readingCorrects(*t.Reading)
+	}
+	return corrects(t.Text)
+}
+
+// norm is the row's normalized text.
+func (t textRow) norm() string {
+	if t.Norm != "" {
+		return t.Norm
+	}
+	return normalized(t.Text)
 }
 
 // call is a tool call as the MCP and hook lenses read it.
@@ -43,18 +77,20 @@ func signalWindow(g *group, window time.Duration) (time.Time, time.Time) {
 
 // corrects reports whether text the user typed corrects the agent (read
 // by package voice: code and quotations are not the user's words).
-func corrects(text string) bool {
-	r := voice.Read(text, nil)
+func corrects(text string) bool { return readingCorrects(voice.Read(text, nil)) }
+
+// readingCorrects reports whether a reading corrects or stops the agent.
+func readingCorrects(r voice.Reading) bool {
 	return r.Has(voice.Correction) || r.Has(voice.Revert) || r.Has(voice.Scope) || r.Has(voice.Reminder) || r.Has(voice.Stop)
 }
 
 // normalized is the user's text as package voice matches it.
 func normalized(text string) string { return voice.Normalize(text) }
 
-// mentions reports whether the user's text names one of the subject's
+// mentions reports whether the row's text names one of the subject's
 // names (a server, a tool, a hook).
-func mentions(text string, names *phrase.Set) bool {
-	return names != nil && len(names.FindNormalized(normalized(text))) > 0
+func (t textRow) mentions(names *phrase.Set) bool {
+	return names != nil && len(names.FindNormalized(t.norm())) > 0
 }
 
 // userTexts reads what the human said in a session span: typed prompts
@@ -76,7 +112,8 @@ func userTexts(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, from, 
 		case a.Kind == cortex.UserInterrupt:
 			interrupts = append(interrupts, a.Timestamp)
 		case a.Text != "" && (a.Kind == cortex.UserPrompt || a.Kind == cortex.UserCommand || a.Kind == cortex.UserRejection):
-			texts = append(texts, textRow{ID: a.LogID, At: a.Timestamp, Text: a.Text, First: a.ID == first})
+			rd := reading(a)
+			texts = append(texts, textRow{ID: a.LogID, At: a.Timestamp, Text: a.Text, First: a.ID == first, Reading: &rd, Norm: normalized(a.Text)})
 		}
 	}
 	return texts, interrupts, nil

@@ -38,6 +38,11 @@ type candidate struct {
 	mtimeNS  int64
 	format   transcript.Format // from the path, if it says
 	explicit bool              // named directly on the command line
+	// alias is the file's path under its root as given, when a symbolic
+	// link on the way made it differ from path (the path with every link
+	// resolved, as the watcher sees it): a store written before paths
+	// were resolved knows the file by this name.
+	alias string
 }
 
 // SkipDir reports the folders a directory walk never descends into
@@ -116,13 +121,21 @@ func discover(ctx context.Context, paths []string, home string) (discovery, erro
 			d.walkErrs = append(d.walkErrs, FileError{Path: abs, Error: err.Error()})
 			continue
 		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			if t, err := os.Stat(abs); err == nil {
-				fi = t
-				if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-					abs = resolved
-				}
+		// One file has one path, whatever link led to it (the root itself,
+		// or a folder above it such as a linked ~/.claude): the path with
+		// every link resolved, as the watcher names it.
+		given := abs
+		if t, err := os.Stat(abs); err == nil {
+			fi = t
+			if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = resolved
 			}
+		}
+		aliasOf := func(p string) string {
+			if given == abs {
+				return ""
+			}
+			return given + p[len(abs):]
 		}
 		d.rootsUsed = append(d.rootsUsed, abs)
 		if !fi.IsDir() {
@@ -131,7 +144,7 @@ func discover(ctx context.Context, paths []string, home string) (discovery, erro
 				continue
 			}
 			f, _ := transcript.FormatFromPath(abs)
-			add(candidate{path: abs, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), format: f, explicit: true})
+			add(candidate{path: abs, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), format: f, explicit: true, alias: aliasOf(abs)})
 			continue
 		}
 		err = filepath.WalkDir(abs, func(p string, de fs.DirEntry, err error) error {
@@ -169,7 +182,7 @@ func discover(ctx context.Context, paths []string, home string) (discovery, erro
 				d.walkErrs = append(d.walkErrs, FileError{Path: p, Error: err.Error()})
 				return nil
 			}
-			add(candidate{path: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano(), format: f})
+			add(candidate{path: p, size: info.Size(), mtimeNS: info.ModTime().UnixNano(), format: f, alias: aliasOf(p)})
 			return nil
 		})
 		if err != nil && !errors.Is(err, fs.SkipDir) {

@@ -5,10 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/sqlite"
 )
 
 // corpusFile returns a real transcript file's bytes.
@@ -272,4 +274,52 @@ func TestARejectedFileFailsAloneAndIsReadAgainLater(t *testing.T) {
 	// The next run stores the file completely.
 	index(t, db, Options{Paths: []string{dir}})
 	diffSnapshots(t, want, snapshot(t, path, dir))
+}
+
+// sourceCounter counts the whole-checkpoint reads of a store.
+type sourceCounter struct {
+	*sqlite.DB
+	all atomic.Int32
+}
+
+func (s *sourceCounter) Sources(ctx context.Context) (map[string]cortex.Source, error) {
+	s.all.Add(1)
+	return s.DB.Sources(ctx)
+}
+
+// Work-count gate: a pass over a few known files (a watcher's pass over
+// what changed) reads their checkpoints only, not every checkpoint of the
+// store; a path the store does not know yet (maybe a moved file) still
+// reads them all.
+func TestAPassOverKnownFilesReadsOnlyTheirCheckpoints(t *testing.T) {
+	data := corpusFile(t, codexRel)
+	first, rest := splitAt(data, 40)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	writeFile(t, file, first)
+	db, path := openDB(t)
+	store := &sourceCounter{DB: db}
+	index(t, store, Options{Paths: []string{dir}})
+	if n := store.all.Load(); n != 1 {
+		t.Fatalf("the first index of an unknown file read all checkpoints %d times, want 1", n)
+	}
+
+	appendFile(t, file, rest)
+	s := index(t, store, Options{Paths: []string{file}})
+	if n := store.all.Load(); n != 1 {
+		t.Errorf("a pass over one known file read every checkpoint (%d reads in all)", n)
+	}
+	if s.FilesResumed != 1 || s.Inserted == 0 {
+		t.Errorf("the append was not resumed: %+v", s)
+	}
+	// The resumed file was read with its parser state: the same rows as a
+	// clean index of the whole file.
+	diffSnapshots(t, cleanSnapshot(t, map[string][]byte{"s.jsonl": data}), snapshot(t, path, dir))
+
+	other := filepath.Join(dir, "t.jsonl")
+	writeFile(t, other, first)
+	index(t, store, Options{Paths: []string{file, other}})
+	if n := store.all.Load(); n != 2 {
+		t.Errorf("a pass with an unknown path read all checkpoints %d times in all, want 2", n)
+	}
 }

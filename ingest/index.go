@@ -88,7 +88,7 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 	if len(opts.Paths) > 0 && len(d.missing) == len(opts.Paths) {
 		return sum, cortex.Errorf(cortex.CodeNotFound, "no such file or folder: %s", joinQuoted(d.missing))
 	}
-	sources, err := store.Sources(ctx)
+	sources, err := readSources(ctx, store, d.files)
 	if err != nil {
 		return sum, err
 	}
@@ -102,6 +102,13 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 			sum.FilesOlder++
 			continue
 		}
+		if !has && c.alias != "" {
+			// A file the store knows by the path through a link: it
+			// follows the file to its resolved path, like a moved one.
+			if prev, has = sources[c.alias]; has {
+				sum.FilesMoved++
+			}
+		}
 		if !has {
 			// A new path may be a known file that was moved or renamed.
 			if prev, has = moves.find(c); has {
@@ -112,6 +119,11 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 			prev.Path == c.path && !resniff(c, prev) {
 			sum.FilesUnchanged++
 			continue
+		}
+		if has && prev.ParserState == nil {
+			if prev, err = fullSource(ctx, store, prev); err != nil {
+				return sum, err
+			}
 		}
 		jobs = append(jobs, job{c: c, prev: prev, has: has})
 		total += c.size
@@ -409,4 +421,44 @@ func statNS(f *os.File) (int64, int64, error) {
 		return 0, 0, fmt.Errorf("stat: %w", err)
 	}
 	return fi.Size(), fi.ModTime().UnixNano(), nil
+}
+
+// maxPathReads is the most files a scan reads checkpoints of one by one
+// (a watcher's pass over the files that changed); more, and it reads them
+// all at once.
+const maxPathReads = 64
+
+// readSources reads the checkpoints a scan of files needs: each file's own
+// when they are few and all known, else every checkpoint (a new path may
+// be a known file that moved).
+func readSources(ctx context.Context, store Store, files []candidate) (map[string]cortex.Source, error) {
+	if sr, ok := store.(SourceReader); ok && len(files) <= maxPathReads {
+		out := make(map[string]cortex.Source, len(files))
+		for _, c := range files {
+			s, has, err := sr.Source(ctx, c.path)
+			if err != nil {
+				return nil, err
+			}
+			if !has {
+				return store.Sources(ctx)
+			}
+			out[c.path] = s
+		}
+		return out, nil
+	}
+	return store.Sources(ctx)
+}
+
+// fullSource reads a checkpoint again with its parser state, when the
+// store left it out of Sources (see Store).
+func fullSource(ctx context.Context, store Store, prev cortex.Source) (cortex.Source, error) {
+	sr, ok := store.(SourceReader)
+	if !ok {
+		return prev, nil
+	}
+	full, has, err := sr.Source(ctx, prev.Path)
+	if err != nil || !has {
+		return prev, err
+	}
+	return full, nil
 }

@@ -20,9 +20,18 @@ import (
 
 // Store is what ingest needs from the database.
 type Store interface {
+	// Sources returns every checkpoint by path. A store that also reads
+	// one (SourceReader) may leave ParserState empty but for unsupported
+	// files: Index reads the full checkpoint of each file it resumes.
 	Sources(ctx context.Context) (map[string]cortex.Source, error)
 	CountKeys(ctx context.Context, sourceID int64, prefix string) (int64, error)
 	ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error)
+}
+
+// SourceReader is a store that reads the checkpoint of one path (ok=false
+// when it has none).
+type SourceReader interface {
+	Source(ctx context.Context, path string) (cortex.Source, bool, error)
 }
 
 // Options configures Index.

@@ -182,3 +182,62 @@ func copyTo(t *testing.T, src, dst string) {
 	}
 	writeFile(t, dst, b)
 }
+
+// A folder reached through a symbolic link (a linked ~/.claude, say) is
+// one set of files whichever way it is named: the index stores the
+// resolved paths, as the watcher names them, and a store that learned the
+// files under the linked name (before paths were resolved) follows them
+// without storing a row twice.
+func TestFilesThroughALinkAreStoredOnce(t *testing.T) {
+	corpus := testcorpus.Real(t)
+	real := filepath.Join(t.TempDir(), "dotfiles", "claude")
+	file := filepath.Join(real, "projects", "-experiments-ideas", "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl")
+	copyTo(t, filepath.Join(corpus, "claude/claude-code-log/-experiments-ideas", filepath.Base(file)), file)
+	link := filepath.Join(t.TempDir(), ".claude")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	viaLink := filepath.Join(link, "projects")
+	real, err := filepath.EvalSymlinks(real) // the temp folder may itself be linked
+	if err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(real, "projects", "-experiments-ideas", filepath.Base(file))
+
+	db, path := openDB(t)
+	r := rawDB(t, path)
+	first := index(t, db, Options{Paths: []string{viaLink}})
+	if first.Inserted == 0 {
+		t.Fatalf("nothing stored: %+v", first)
+	}
+	if n := count(t, r, `SELECT count(*) FROM transcript_sources WHERE path = ?`, file); n != 1 {
+		t.Fatalf("the source is not stored under its resolved path %s", file)
+	}
+	if again := index(t, db, Options{Paths: []string{filepath.Join(real, "projects")}}); again.Inserted != 0 || again.FilesUnchanged != 1 {
+		t.Fatalf("the same file by its real path: %+v", again)
+	}
+
+	// A store written before paths were resolved knows the linked name.
+	aliased := filepath.Join(viaLink, "-experiments-ideas", filepath.Base(file))
+	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec(`UPDATE transcript_sources SET path = ?`, aliased); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`UPDATE logs SET ai_transcript_path = ?`, aliased); err != nil {
+		t.Fatal(err)
+	}
+	followed := index(t, db, Options{Paths: []string{viaLink}})
+	if followed.Inserted != 0 || followed.FilesMoved != 1 {
+		t.Fatalf("an older store's linked path: %+v", followed)
+	}
+	if n := count(t, r, `SELECT count(*) FROM logs`); n != first.Inserted {
+		t.Fatalf("%d rows, want %d", n, first.Inserted)
+	}
+	if n := count(t, r, `SELECT count(*) FROM transcript_sources WHERE path = ?`, file); n != 1 {
+		t.Errorf("the source did not follow to the resolved path")
+	}
+}

@@ -605,10 +605,14 @@ func scanSource(row scanner) (cortex.Source, error) {
 }
 
 // Sources returns every source's checkpoint keyed by path (for the
-// stat-only unchanged-file check of a whole scan).
+// stat-only unchanged-file check of a whole scan). ParserState is read for
+// unsupported files only (what sniffed them): a parser's state can be
+// large (70 MB over 37,000 transcripts), and only the few files a scan
+// resumes need it (read with Source).
 func (db *DB) Sources(ctx context.Context) (map[string]cortex.Source, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT id, path, kind, COALESCE(ai_tool, ''), size, mtime_ns, COALESCE(prefix_hash, ''),
-		COALESCE(anchor_hash, ''), last_offset, last_line, COALESCE(parser_state, ''), pending_bytes, complete, records, rewrites,
+		COALESCE(anchor_hash, ''), last_offset, last_line, CASE WHEN kind = 'unsupported' THEN COALESCE(parser_state, '') ELSE '' END,
+		pending_bytes, complete, records, rewrites,
 		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, ''), COALESCE(head_hash, '')
 		FROM transcript_sources`)
 	if err != nil {

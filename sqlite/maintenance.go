@@ -93,6 +93,21 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 	return nil
 }
 
+// vacuum rebuilds the file of conn (a pool of one connection) with its
+// temporary copy in a file, not in memory: the connections keep
+// temp_store=MEMORY for their sorts, but a copy of a 20 GB store does not
+// fit in memory.
+func vacuum(ctx context.Context, conn *sql.DB) error {
+	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store=FILE`); err != nil {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, `VACUUM`)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store=MEMORY`); err == nil {
+		err = rerr
+	}
+	return err
+}
+
 // rekey updates the ledger entry of a re-redacted row.
 func rekey(ctx context.Context, tx *sql.Tx, u RescanUpdate) error {
 	var sid sql.NullInt64
@@ -321,7 +336,7 @@ func (db *DB) Scrub(ctx context.Context) error {
 		// Pages freed earlier (by ingest's own index merges, say) and the
 		// unused space of live pages still hold what they held: the file
 		// is rebuilt from the live content only.
-		_, err := c.conn.ExecContext(ctx, `VACUUM`)
+		err := vacuum(ctx, c.conn)
 		if err == nil {
 			_, err = c.conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 		}

@@ -19,6 +19,11 @@ type PurgeSelector struct {
 	// Match reports whether a row (its message and decompressed raw
 	// record) is to be purged; it is asked of every row.
 	Match func(message string, raw []byte) bool
+	// KeepFile skips the rebuild of the files (Scrub) after the delete:
+	// the rows are gone from every table and index, but their bytes may
+	// remain in free pages. Only for data that is not sensitive, such as
+	// a benchmark's own session on a store too large to rebuild for it.
+	KeepFile bool
 }
 
 // PurgeResult reports a purge (in a dry run: what it would delete).
@@ -157,6 +162,9 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 	})
 	if err != nil {
 		return res, cortex.WrapError(cortex.CodeUnavailable, err, "cannot update the session rollups: %v", err)
+	}
+	if sel.KeepFile {
+		return res, nil
 	}
 	return res, db.Scrub(ctx)
 }

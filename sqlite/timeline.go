@@ -387,8 +387,13 @@ func (db *DB) NextContextRow(ctx context.Context, s SessionScope, t time.Time, a
 // reading is not of the given rules version, by id: what RefreshVoices
 // reads again.
 func (db *DB) StaleVoices(ctx context.Context, version int, after int64, limit int) ([]UserAct, error) {
-	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events
-		WHERE id > ? AND (voice_version IS NULL OR voice_version <> ?) ORDER BY id LIMIT ?`, after, version, limit))
+	// The version index finds the stale events (NULL and other versions
+	// sort apart from the current one); they are then read in id order (a
+	// scan in id order reads every event when none is stale).
+	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE id IN (
+		SELECT id FROM ai_user_events INDEXED BY idx_ai_user_events_voice_version
+		WHERE (voice_version IS NULL OR voice_version < ? OR voice_version > ?) AND id > ? ORDER BY id LIMIT ?) ORDER BY id`,
+		version, version, after, limit))
 }
 
 // VoiceReading is a user event's reading to store.

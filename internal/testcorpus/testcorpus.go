@@ -27,6 +27,11 @@ func locate(tb testing.TB, env, rel string) string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		tb.Skipf("corpus not available at %s (set %s)", dir, env)
 	}
+	// The store names transcripts by their paths with every link
+	// resolved; tests compare with paths built from this folder.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	return dir
 }
 
