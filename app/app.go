@@ -14,12 +14,13 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/llm"
 	"github.com/cortexhq/cortex/rawcodec"
-	"github.com/cortexhq/cortex/sqlite"
 )
 
 // Service implements the actions.
 type Service struct {
-	DB  *sqlite.DB
+	// DB is the store the actions read: the local SQLite store or a team's
+	// PostgreSQL store.
+	DB  Store
 	Now func() time.Time
 	// Logger receives audit lines of admin actions (nil: discarded).
 	Logger *slog.Logger
@@ -35,7 +36,7 @@ type Service struct {
 }
 
 // New returns a service over db.
-func New(db *sqlite.DB) *Service { return &Service{DB: db, Now: time.Now} }
+func New(db Store) *Service { return &Service{DB: db, Now: time.Now} }
 
 // Limits of the list actions.
 const (

@@ -6,7 +6,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -55,7 +55,7 @@ func (a act) verdict() bool { return a.stops() || a.corrects() || a.Reading.Has(
 // (prompts, commands and rejection reasons; interrupts carry no words), and
 // a Claude interrupt that echoes a rejection a moment before is folded
 // into it (one refusal is one act).
-func toActs(rows []sqlite.UserAct, abuse *phrase.Set) []act {
+func toActs(rows []store.UserAct, abuse *phrase.Set) []act {
 	out := make([]act, 0, len(rows))
 	for _, r := range rows {
 		a := act{ID: r.ID, LogID: r.LogID, At: r.Timestamp, Thread: r.Thread, Project: r.Project, Kind: r.Kind, Text: r.Text,

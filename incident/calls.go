@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Classes of a tool call's outcome. Only failed (and, weaker,
@@ -28,7 +28,7 @@ const (
 
 // tcall is a tool call of a session with its classified outcome.
 type tcall struct {
-	sqlite.SessionCall
+	store.SessionCall
 	Class string
 	// Cause is the failed call that cancelled a sibling (its event id).
 	Cause int64
@@ -187,7 +187,7 @@ func isNumber(s string) bool {
 // operation names what a call does, for recovery: the tool and, for a
 // shell call, its last program and first argument ("git push", "npm run");
 // for file tools the file; for any other tool its exact arguments.
-func operation(c sqlite.SessionCall) string {
+func operation(c store.SessionCall) string {
 	if shellTools[c.ToolName] {
 		cmd := command(c.Arguments)
 		progs := programs(cmd)
@@ -259,7 +259,7 @@ func firstLine(s string, re *regexp.Regexp) string {
 // classifyCalls sets the class, operation and recovery of every call: acts
 // are the session's user events (rejections and clarifications name the
 // calls they refused).
-func classifyCalls(calls []sqlite.SessionCall, acts []act) []tcall {
+func classifyCalls(calls []store.SessionCall, acts []act) []tcall {
 	refused := map[string]string{}
 	for _, a := range acts {
 		if a.CallID != "" && (a.Kind == cortex.UserRejection || a.Kind == cortex.UserClarify) {
@@ -301,7 +301,7 @@ func classifyCalls(calls []sqlite.SessionCall, acts []act) []tcall {
 }
 
 // classify decides one call's class and the output line that shows it.
-func classify(c sqlite.SessionCall, refused string) (string, string) {
+func classify(c store.SessionCall, refused string) (string, string) {
 	switch refused {
 	case cortex.UserRejection:
 		return classRejected, ""
@@ -342,7 +342,7 @@ func classify(c sqlite.SessionCall, refused string) (string, string) {
 // found nothing: a read tool's "not found", a search command's exit 1
 // with no output, a probing command's "not found" / "no pull requests
 // found", or a version check.
-func probe(c sqlite.SessionCall, text string) bool {
+func probe(c store.SessionCall, text string) bool {
 	if readTools[c.ToolName] {
 		return probeText.MatchString(text)
 	}
@@ -387,12 +387,12 @@ func probe(c sqlite.SessionCall, text string) bool {
 // interruptsOwnProcess reports whether a call sends Ctrl-C to a process
 // the agent started (Codex write_stdin "\u0003"): its exit status is the
 // agent stopping its own dev server, not a failure.
-func interruptsOwnProcess(c sqlite.SessionCall) bool {
+func interruptsOwnProcess(c store.SessionCall) bool {
 	return c.ToolName == "write_stdin" && strings.Contains(c.Arguments, `"chars":"\u0003"`)
 }
 
 // maskedOrOK finds a failure printed by a shell call that succeeded.
-func maskedOrOK(c sqlite.SessionCall) (string, string) {
+func maskedOrOK(c store.SessionCall) (string, string) {
 	if !shellTools[c.ToolName] || c.Output == "" {
 		return classOK, ""
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -21,10 +21,10 @@ const (
 // of the human and every skill event (both small), scoped into skill runs.
 // Tool calls are read per span (calls), as they are many.
 type sessionView struct {
-	scope   sqlite.SessionScope
+	scope   store.SessionScope
 	project string
 	acts    []act
-	skills  []sqlite.SessionSkill
+	skills  []store.SessionSkill
 	runs    []*skillRun
 	// truncated is set when a cap cut the session's acts or skill events.
 	truncated bool
@@ -34,17 +34,17 @@ type sessionView struct {
 // store's known skill names (read once, only when an announced skill needs
 // them).
 type voiceReader struct {
-	db    *sqlite.DB
+	db    Store
 	abuse *phrase.Set
 	known map[string]bool
 }
 
-func newVoiceReader(db *sqlite.DB) *voiceReader {
+func newVoiceReader(db Store) *voiceReader {
 	return &voiceReader{db: db, abuse: phrase.NewSet(voice.DefaultAbuseTerms...)}
 }
 
 // session reads one session's acts and skill events and scopes its runs.
-func (v *voiceReader) session(ctx context.Context, s sqlite.SessionScope) (*sessionView, error) {
+func (v *voiceReader) session(ctx context.Context, s store.SessionScope) (*sessionView, error) {
 	rows, err := v.db.SessionUserActs(ctx, s, time.Time{}, time.Time{}, sessionUserRowsCap+1)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/store"
 )
 
 // common adds the shared event filters.
@@ -100,15 +101,7 @@ func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, e
 	if err != nil {
 		return nil, err
 	}
-	want := strings.ToLower(strings.TrimSpace(skill))
-	var out []string
-	for _, n := range names {
-		l := strings.ToLower(n)
-		if l == want || strings.HasSuffix(l, ":"+want) {
-			out = append(out, n)
-		}
-	}
-	return out, nil
+	return store.MatchSkillNames(names, skill), nil
 }
 
 // skillFilter adds the condition for a skill as typed (see

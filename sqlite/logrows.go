@@ -359,43 +359,6 @@ func (db *DB) LogKeyCounts(ctx context.Context, sourceID int64, bases []string) 
 	return out, nil
 }
 
-// LogParams filter the non-AI log listing.
-type LogParams struct {
-	Host string
-	App  string
-	// Severity keeps rows of this severity or worse.
-	Severity cortex.Severity
-	// Source keeps rows whose source starts with it ("syslog",
-	// "syslog:udp", "file:/var/log/syslog").
-	Source string
-	Since  time.Time
-	Until  time.Time
-	// Limit must already be clamped.
-	Limit int
-}
-
-// LogEntry is one stored non-AI log row.
-type LogEntry struct {
-	ID         int64             `json:"id"`
-	Timestamp  string            `json:"timestamp"`
-	Hostname   string            `json:"hostname"`
-	Facility   string            `json:"facility,omitempty"`
-	Severity   cortex.Severity   `json:"severity"`
-	AppName    string            `json:"app_name,omitempty"`
-	Message    string            `json:"message"`
-	Source     string            `json:"source"`
-	ReceivedAt string            `json:"received_at"`
-	Metadata   map[string]string `json:"metadata,omitempty"`
-}
-
-// LogList is the answer of a log listing: {logs, total, truncated}.
-type LogList struct {
-	Logs           []LogEntry `json:"logs"`
-	Total          int        `json:"total"`
-	Truncated      bool       `json:"truncated"`
-	LimitClampedTo int        `json:"limit_clamped_to,omitempty"`
-}
-
 // Logs lists non-AI log rows, newest first.
 func (db *DB) Logs(ctx context.Context, p LogParams) (LogList, error) {
 	out := LogList{Logs: []LogEntry{}}

@@ -10,23 +10,6 @@ import (
 	"github.com/cortexhq/cortex"
 )
 
-// UserAct is a stored user event (ai_user_events): one thing the human did.
-type UserAct struct {
-	ID        int64
-	LogID     int64
-	Tool      cortex.Tool
-	Project   string
-	Session   string
-	Host      string
-	Thread    string
-	Timestamp time.Time
-	Kind      string
-	Text      string
-	CallID    string
-	Source    string
-	Meta      map[string]string
-}
-
 const userActCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
 	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''), metadata_json`
 
@@ -53,7 +36,7 @@ func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 // UserActCandidates returns the newest user events matching f (at most
 // f.Limit), newest first: the friction lens's candidate scan.
 func (db *DB) UserActCandidates(ctx context.Context, f CandidateFilter) ([]UserAct, error) {
-	w := f.where("")
+	w := candidateWhere(f, "")
 	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_time
 		WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...))
 }
@@ -92,20 +75,6 @@ func sessionRange(q string, s SessionScope, from, to time.Time) (string, []any) 
 		args = append(args, cortex.FormatTime(to))
 	}
 	return q, args
-}
-
-// SessionSkill is a skill event as the engine scopes runs with it.
-type SessionSkill struct {
-	ID        int64
-	LogID     int64
-	Timestamp time.Time
-	Skill     string
-	Plugin    string
-	Path      string
-	Kind      string
-	Thread    string
-	Project   string
-	Meta      map[string]string
 }
 
 // SessionSkillEvents returns the skill events of a session in time order,
@@ -155,18 +124,6 @@ func (db *DB) KnownSkillNames(ctx context.Context) (map[string]bool, error) {
 	return out, rows.Err()
 }
 
-// SessionCall is a tool call with what the engine classifies it by.
-type SessionCall struct {
-	ToolCall
-	CallID    string
-	Thread    string
-	TurnID    string
-	Arguments string
-	Output    string
-	// ResultTimestamp is when the result arrived (zero when pending).
-	ResultTimestamp time.Time
-}
-
 // SessionCalls returns the tool calls of a session in [from, to] (by call
 // time; the zero time leaves a side open), in time order, at most limit.
 func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
@@ -197,17 +154,6 @@ func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Ti
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// HookRun is a runtime hook run as the friction lens attributes with it.
-type HookRun struct {
-	ID        int64
-	LogID     int64
-	Timestamp time.Time
-	Event     string
-	Name      string
-	Status    string
-	ExitCode  *int64
 }
 
 // SessionHookRuns returns the runtime hook runs of a session in [from, to]
@@ -250,14 +196,6 @@ func (db *DB) FirstPrompt(ctx context.Context, s SessionScope) (int64, error) {
 		return 0, queryFailed(err, "user events")
 	}
 	return id, nil
-}
-
-// StoredRaw is a row's stored original record (compressed by rawcodec) and
-// what it is.
-type StoredRaw struct {
-	Tool cortex.Tool
-	Kind string
-	Raw  []byte
 }
 
 // RawRecords returns the stored original records of rows, by id.

@@ -80,7 +80,8 @@ func scanTranscriptRow(rows *sql.Rows, maxBytes int) (cortex.TranscriptRow, erro
 // sessionWhere selects a session's transcript rows.
 const sessionWhere = `ai_session_id = ? AND ai_tool = ? AND hostname = ?` + transcriptRowFilter
 
-func (s SessionScope) args() []any { return []any{s.Session, string(s.Tool), s.Host} }
+// scopeArgs are the arguments of sessionWhere.
+func scopeArgs(s SessionScope) []any { return []any{s.Session, string(s.Tool), s.Host} }
 
 // TranscriptRows returns a page of a session's rows in (timestamp, id)
 // order: the first page, the rows after or before a row, or a page around
@@ -98,7 +99,7 @@ func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cor
 	var pts string
 	if pivot != 0 {
 		err := db.r.QueryRowContext(ctx, `SELECT timestamp FROM logs WHERE id = ? AND `+sessionWhere,
-			append([]any{pivot}, s.args()...)...).Scan(&pts)
+			append([]any{pivot}, scopeArgs(s)...)...).Scan(&pts)
 		if errors.Is(err, sql.ErrNoRows) {
 			return page, cortex.Errorf(cortex.CodeNotFound, "row %d is not a transcript row of session %s", pivot, q.Session)
 		}
@@ -112,7 +113,7 @@ func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cor
 			order = ` ORDER BY timestamp DESC, id DESC`
 		}
 		rows, err := db.r.QueryContext(ctx, `SELECT `+transcriptCols+` FROM logs INDEXED BY idx_logs_session_time WHERE `+
-			sessionWhere+cond+order+` LIMIT ?`, append(append(s.args(), args...), limit+1)...)
+			sessionWhere+cond+order+` LIMIT ?`, append(append(scopeArgs(s), args...), limit+1)...)
 		if err != nil {
 			return nil, false, queryFailed(err, "session rows")
 		}
@@ -163,7 +164,7 @@ func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cor
 		page.Rows = []cortex.TranscriptRow{}
 	}
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere,
-		s.args()...).Scan(&page.RowsTotal); err != nil {
+		scopeArgs(s)...).Scan(&page.RowsTotal); err != nil {
 		return page, queryFailed(err, "session rows")
 	}
 	switch {
@@ -172,18 +173,11 @@ func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cor
 	case len(page.Rows) > 0 && page.HasBefore:
 		first := page.Rows[0]
 		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere+before,
-			append(s.args(), first.Timestamp, first.Timestamp, first.ID)...).Scan(&page.Offset); err != nil {
+			append(scopeArgs(s), first.Timestamp, first.Timestamp, first.ID)...).Scan(&page.Offset); err != nil {
 			return page, queryFailed(err, "session rows")
 		}
 	}
 	return page, nil
-}
-
-// TranscriptEvents are the events of a span of a session.
-type TranscriptEvents struct {
-	Tools  []cortex.ToolEventRow
-	Skills []cortex.SkillEventRow
-	Hooks  []cortex.HookEventRow
 }
 
 // maxTranscriptEvents bounds each kind of TranscriptEvents.
@@ -249,14 +243,14 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 	}
 	sk, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND log_id = ? ORDER BY id LIMIT ?`,
-		append(s.args(), id), 100, scanSkillEvent)
+		append(scopeArgs(s), id), 100, scanSkillEvent)
 	if err != nil {
 		return r, nil, err
 	}
 	r.SkillEvents = sk.Events
 	te, err := listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND (call_log_id = ? OR result_log_id = ?) ORDER BY id LIMIT ?`,
-		append(s.args(), id, id), 100, scanToolEvent)
+		append(scopeArgs(s), id, id), 100, scanToolEvent)
 	if err != nil {
 		return r, nil, err
 	}
@@ -280,7 +274,7 @@ func (db *DB) neighbours(ctx context.Context, s SessionScope, r *cortex.RowDetai
 		{&r.NextID, ` AND (timestamp > ? OR (timestamp = ? AND id > ?)) ORDER BY timestamp, id LIMIT 1`},
 	} {
 		err := db.r.QueryRowContext(ctx, `SELECT id FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere+q.cond,
-			append(s.args(), r.Timestamp, r.Timestamp, r.ID)...).Scan(q.dst)
+			append(scopeArgs(s), r.Timestamp, r.Timestamp, r.ID)...).Scan(q.dst)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return queryFailed(err, "session rows")
 		}

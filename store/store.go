@@ -1,0 +1,339 @@
+// Package store holds what the readers of a Cortex store exchange with it:
+// the filters and rows of the incident engine's and the viewers' reads.
+// Both stores — sqlite (a laptop) and postgres (a team) — answer the same
+// reads with these types, so the incident engine and the service layer
+// never know which one they read. It has no I/O and no SQL; the read
+// interfaces are declared where they are used (incident.Store,
+// app.Store).
+package store
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+)
+
+// SessionScope is one session on one host.
+type SessionScope struct {
+	Tool    cortex.Tool
+	Session string
+	Host    string
+}
+
+// CandidateFilter bounds a candidate scan.
+type CandidateFilter struct {
+	Tool    cortex.Tool
+	Project string
+	Session string
+	Host    string
+	Since   time.Time
+	Until   time.Time
+	Skill   string
+	Plugin  string
+	// Skills, when set, selects any of these skill names (a name as typed
+	// resolved to the plugin-qualified names it stands for).
+	Skills []string
+	// Limit is the cap + 1 (the extra row reveals truncation).
+	Limit int
+}
+
+// SkillCandidate is a skill event as the incident engine groups it.
+type SkillCandidate struct {
+	ID        int64
+	LogID     int64
+	Skill     string
+	Plugin    string
+	Tool      cortex.Tool
+	Project   string
+	Session   string
+	Host      string
+	Timestamp time.Time
+	Kind      string
+}
+
+// TextCandidate is a logs row found by a full-text query.
+type TextCandidate struct {
+	ID        int64
+	Tool      cortex.Tool
+	Project   string
+	Session   string
+	Host      string
+	Timestamp time.Time
+	Message   string
+}
+
+// ToolCall is a tool call of a session (from ai_mcp_events).
+type ToolCall struct {
+	ID          int64
+	CallLogID   *int64
+	ResultLogID *int64
+	Timestamp   time.Time
+	ToolName    string
+	MCPServer   string
+	MCPTool     string
+	Status      string
+	IsError     bool
+	ExitCode    *int64
+	ErrorText   string
+}
+
+// SessionCall is a tool call with what the engine classifies it by.
+type SessionCall struct {
+	ToolCall
+	CallID    string
+	Thread    string
+	TurnID    string
+	Arguments string
+	Output    string
+	// ResultTimestamp is when the result arrived (zero when pending).
+	ResultTimestamp time.Time
+}
+
+// UserAct is a stored user event (ai_user_events): one thing the human did.
+type UserAct struct {
+	ID        int64
+	LogID     int64
+	Tool      cortex.Tool
+	Project   string
+	Session   string
+	Host      string
+	Thread    string
+	Timestamp time.Time
+	Kind      string
+	Text      string
+	CallID    string
+	Source    string
+	Meta      map[string]string
+}
+
+// SessionSkill is a skill event as the engine scopes runs with it.
+type SessionSkill struct {
+	ID        int64
+	LogID     int64
+	Timestamp time.Time
+	Skill     string
+	Plugin    string
+	Path      string
+	Kind      string
+	Thread    string
+	Project   string
+	Meta      map[string]string
+}
+
+// HookRun is a runtime hook run as the friction lens attributes with it.
+type HookRun struct {
+	ID        int64
+	LogID     int64
+	Timestamp time.Time
+	Event     string
+	Name      string
+	Status    string
+	ExitCode  *int64
+}
+
+// StoredRaw is a row's stored original record (compressed by rawcodec) and
+// what it is.
+type StoredRaw struct {
+	Tool cortex.Tool
+	Kind string
+	Raw  []byte
+}
+
+// MCPFilter bounds an MCP candidate scan or usage count: the common
+// candidate filter (its Skill and Plugin are ignored) plus the MCP subject,
+// matched exactly against the stored names (resolve user input with
+// MCPNames first).
+type MCPFilter struct {
+	CandidateFilter
+	Server  string
+	MCPTool string
+}
+
+// MCPCandidate is an MCP call as the incident engine groups it.
+type MCPCandidate struct {
+	ID int64
+	// LogID is the call's row, else its result's.
+	LogID     int64
+	CallID    string
+	Server    string
+	MCPTool   string
+	Tool      cortex.Tool
+	Project   string
+	Session   string
+	Host      string
+	Timestamp time.Time
+}
+
+// MCPUsage is how much an MCP subject was used.
+type MCPUsage struct {
+	Calls    int64
+	Sessions int64
+	Failed   int64
+}
+
+// MCPName is a stored MCP server and tool pair.
+type MCPName struct {
+	Server string
+	Tool   string
+}
+
+// HookFilter bounds a hook candidate scan: the common filters plus the hook
+// subject. Events and Names are resolved stored values (hook_event IN …,
+// hook_name IN …); a nil slice does not filter, an empty non-nil one
+// matches nothing.
+type HookFilter struct {
+	CandidateFilter
+	Events []string
+	Names  []string
+	Source string
+	// EvidenceKind keeps one evidence kind (configuration scans only:
+	// runtime scans always read runtime_transcript rows).
+	EvidenceKind string
+}
+
+// MatchesNothing reports whether a subject filter can match no row (an
+// empty, non-nil Events or Names).
+func (f HookFilter) MatchesNothing() bool {
+	return f.Events != nil && len(f.Events) == 0 || f.Names != nil && len(f.Names) == 0
+}
+
+// HookCandidate is a hook event as the incident engine groups it.
+type HookCandidate struct {
+	ID           int64
+	LogID        int64 // 0 for configuration rows
+	Tool         cortex.Tool
+	Project      string
+	Session      string
+	Host         string
+	Timestamp    time.Time
+	LastSeen     time.Time // configuration rows: the last collection that found it
+	Event        string
+	Name         string
+	Source       string
+	Command      string
+	Status       string
+	EvidenceKind string
+	Meta         map[string]string
+}
+
+// HookName is a stored hook event and name pair.
+type HookName struct {
+	Event string
+	Name  string
+}
+
+// HookRecord is a kind of runtime hook record seen in a session: the hook
+// event and name, and the record kind — the attachment type
+// (hook_success, …), "hook_progress" (a start record), "stop_hook_summary"
+// or "" — which tells which hook runs the session's transcript format
+// records at all.
+type HookRecord struct {
+	Event string
+	Name  string
+	Kind  string
+}
+
+// HookRunSpan is where and when one hook command ran: the runtime events of
+// one session and hook name.
+type HookRunSpan struct {
+	Session string
+	Project string
+	Name    string
+	First   time.Time
+	Last    time.Time
+	Runs    int
+}
+
+// SessionSpan is a stored session and its time span.
+type SessionSpan struct {
+	Session string
+	Project string
+	First   time.Time
+	Last    time.Time
+}
+
+// SessionFilter selects sessions of one agent and host lying strictly
+// between two instants (first seen after After, last seen before Before),
+// optionally in one project or one session, and overlapping [Since, Until)
+// when set.
+type SessionFilter struct {
+	Tool          cortex.Tool
+	Host          string
+	Project       string
+	Session       string
+	After, Before time.Time
+	Since, Until  time.Time
+	Limit         int
+}
+
+// HookUsage is how much a hook selection was used.
+type HookUsage struct {
+	// Runs counts runtime hook runs (output-only records excluded) and
+	// Sessions the sessions they ran in.
+	Runs, Sessions int64
+	// ConfigRows counts configuration rows (config_inventory and
+	// trusted_hash_state): configured, not proof of a run.
+	ConfigRows int64
+	// Sources are the configuration sources (at most 5).
+	Sources []string
+}
+
+// TranscriptEvents are the events of a span of a session.
+type TranscriptEvents struct {
+	Tools  []cortex.ToolEventRow
+	Skills []cortex.SkillEventRow
+	Hooks  []cortex.HookEventRow
+}
+
+// LogParams filter the non-AI log listing.
+type LogParams struct {
+	Host string
+	App  string
+	// Severity keeps rows of this severity or worse.
+	Severity cortex.Severity
+	// Source keeps rows whose source starts with it ("syslog",
+	// "syslog:udp", "file:/var/log/syslog").
+	Source string
+	Since  time.Time
+	Until  time.Time
+	// Limit must already be clamped.
+	Limit int
+}
+
+// LogEntry is one stored non-AI log row.
+type LogEntry struct {
+	ID         int64             `json:"id"`
+	Timestamp  string            `json:"timestamp"`
+	Hostname   string            `json:"hostname"`
+	Facility   string            `json:"facility,omitempty"`
+	Severity   cortex.Severity   `json:"severity"`
+	AppName    string            `json:"app_name,omitempty"`
+	Message    string            `json:"message"`
+	Source     string            `json:"source"`
+	ReceivedAt string            `json:"received_at"`
+	Metadata   map[string]string `json:"metadata,omitempty"`
+}
+
+// LogList is the answer of a log listing: {logs, total, truncated}.
+type LogList struct {
+	Logs           []LogEntry `json:"logs"`
+	Total          int        `json:"total"`
+	Truncated      bool       `json:"truncated"`
+	LimitClampedTo int        `json:"limit_clamped_to,omitempty"`
+}
+
+// MatchSkillNames returns the stored skill names a skill as typed stands
+// for: itself and the plugin-qualified names whose skill part it is
+// ("search" → "entire:search"), ignoring case.
+func MatchSkillNames(names []string, skill string) []string {
+	want := strings.ToLower(strings.TrimSpace(skill))
+	var out []string
+	for _, n := range names {
+		l := strings.ToLower(n)
+		if l == want || strings.HasSuffix(l, ":"+want) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
