@@ -59,6 +59,7 @@ type SearchParams struct {
 	Tool    string `json:"tool,omitempty" jsonschema:"only this agent: claude, codex or gemini"`
 	Project string `json:"project,omitempty" jsonschema:"only this project"`
 	Session string `json:"session,omitempty" jsonschema:"only this session id"`
+	Host    string `json:"host,omitempty" jsonschema:"only this host"`
 	Role    string `json:"role,omitempty" jsonschema:"only rows of this role: user, assistant, tool_call, tool_result, thinking, context, hook, system"`
 	Since   string `json:"since,omitempty" jsonschema:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
 	Until   string `json:"until,omitempty" jsonschema:"older than (same forms as since)"`
@@ -370,7 +371,7 @@ func actions() []Action {
 				if err != nil {
 					return cortex.SearchResult{}, err
 				}
-				return s.Search(ctx, cortex.SearchParams{Query: p.Query, Tool: tool, Project: p.Project, Session: p.Session,
+				return s.Search(ctx, cortex.SearchParams{Query: p.Query, Tool: tool, Project: p.Project, Session: p.Session, Host: p.Host,
 					Role: cortex.Role(p.Role), Since: since, Until: until, Limit: p.Limit, Rank: p.Rank})
 			}),
 		define("sessions", ScopeRead, CostCheap, "GET", "/api/sessions", "cortex sessions",

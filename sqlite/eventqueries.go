@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"strings"
 
 	"github.com/cortexhq/cortex"
@@ -33,24 +32,10 @@ func (w *where) common(f cortex.EventFilter) {
 }
 
 func decodeMeta(s sql.NullString) map[string]string {
-	if !s.Valid || s.String == "" {
+	if !s.Valid {
 		return nil
 	}
-	var raw map[string]any
-	if json.Unmarshal([]byte(s.String), &raw) != nil {
-		return nil
-	}
-	m := make(map[string]string, len(raw))
-	for k, v := range raw {
-		switch x := v.(type) {
-		case string:
-			m[k] = x
-		default:
-			b, _ := json.Marshal(x)
-			m[k] = string(b)
-		}
-	}
-	return m
+	return store.DecodeMeta(s.String)
 }
 
 func ptrInt64(n sql.NullInt64) *int64 {

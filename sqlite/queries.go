@@ -49,6 +49,9 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	if p.Session != "" {
 		w.add("l.ai_session_id = ?", p.Session)
 	}
+	if p.Host != "" {
+		w.add("l.hostname = ?", p.Host)
+	}
 	if p.Role != "" {
 		w.add("l.ai_role = ?", string(p.Role))
 	}

@@ -8,6 +8,7 @@
 package store
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -336,4 +337,27 @@ func MatchSkillNames(names []string, skill string) []string {
 		}
 	}
 	return out
+}
+
+// DecodeMeta reads a stored metadata_json object as strings (non-string
+// values as their JSON); nil when empty or not an object.
+func DecodeMeta(s string) map[string]string {
+	if s == "" {
+		return nil
+	}
+	var raw map[string]any
+	if json.Unmarshal([]byte(s), &raw) != nil {
+		return nil
+	}
+	m := make(map[string]string, len(raw))
+	for k, v := range raw {
+		switch x := v.(type) {
+		case string:
+			m[k] = x
+		default:
+			b, _ := json.Marshal(x)
+			m[k] = string(b)
+		}
+	}
+	return m
 }

@@ -1,0 +1,548 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/fts"
+	"github.com/cortexhq/cortex/store"
+)
+
+// tsQuery renders a parsed search as a tsquery over the lexemes fts.Tokens
+// makes: a term is the phrase of its tokens (<->), a prefix the prefix of
+// its one token (:*), alternatives are joined with |, groups with &. Every
+// lexeme is quoted, so no input becomes tsquery syntax.
+func tsQuery(q fts.Query) string {
+	var groups []string
+	for _, g := range q.Groups {
+		var alts []string
+		for _, t := range g {
+			toks := fts.Tokens(t.Text)
+			if len(toks) == 0 {
+				continue
+			}
+			parts := make([]string, len(toks))
+			for i, tok := range toks {
+				parts[i] = lexeme(tok)
+			}
+			a := strings.Join(parts, " <-> ")
+			if t.Prefix && len(toks) == 1 {
+				a += ":*"
+			}
+			alts = append(alts, "("+a+")")
+		}
+		if len(alts) == 0 {
+			// A term without a token (only marks FTS5 drops) matches
+			// nothing, as in FTS5.
+			return "'' & !''"
+		}
+		groups = append(groups, "("+strings.Join(alts, " | ")+")")
+	}
+	return strings.Join(groups, " & ")
+}
+
+// lexeme quotes a token for tsvector and tsquery input (longer tokens are
+// cut as the index cuts them).
+func lexeme(tok string) string {
+	tok = cutToken(tok)
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(tok) + "'"
+}
+
+// maxLexeme is PostgreSQL's bound on a lexeme (2047 bytes), less room.
+const maxLexeme = 2000
+
+// cutToken cuts a token to maxLexeme bytes at a rune boundary. A query
+// token (at most fts.MaxQueryBytes) is never cut, so a cut token still
+// matches every prefix a query can ask for.
+func cutToken(tok string) string {
+	if len(tok) <= maxLexeme {
+		return tok
+	}
+	return cortex.CutUTF8(tok, maxLexeme)
+}
+
+const searchCols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
+	COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
+	COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0), l.message`
+
+// Search runs a full-text search. limit must already be clamped. Hits are
+// the rows the SQLite store finds (the index holds FTS5's tokens); ranked
+// search orders them by ts_rank_cd instead of FTS5's bm25.
+func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchResult, error) {
+	res := cortex.SearchResult{Query: p.Query, Hits: []cortex.SearchHit{}}
+	parsed, err := fts.Parse(p.Query)
+	if err != nil {
+		return res, err
+	}
+	q := tsQuery(parsed)
+	res.FTSQuery = q
+	var w where
+	if p.Tool != "" {
+		w.add("l.ai_tool = ?", string(p.Tool))
+	}
+	if p.Project != "" {
+		w.add("l.ai_project = ?", p.Project)
+	}
+	if p.Session != "" {
+		w.add("l.ai_session_id = ?", p.Session)
+	}
+	if p.Host != "" {
+		w.add("l.hostname = ?", p.Host)
+	}
+	if p.Role != "" {
+		w.add("l.ai_role = ?", string(p.Role))
+	}
+	if !p.Since.IsZero() {
+		w.add("l.timestamp >= ?", cortex.FormatTime(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.add("l.timestamp < ?", cortex.FormatTime(p.Until))
+	}
+	order := ` ORDER BY l.timestamp DESC, l.id DESC`
+	if p.Rank {
+		order = ` ORDER BY ts_rank_cd(l.fts, ?::tsquery) DESC, l.id DESC`
+	}
+	args := append([]any{q}, w.args...)
+	if p.Rank {
+		args = append(args, q)
+	}
+	rows, err := db.query(ctx, searchCols+` FROM logs l WHERE l.fts @@ ?::tsquery`+w.sql()+order+` LIMIT ?`, append(args, p.Limit+1)...)
+	hits, err := collect(rows, err, "search hits", func(rows pgx.Rows) (cortex.SearchHit, error) {
+		var h cortex.SearchHit
+		var tool, role, sev, msg string
+		var isErr int
+		err := rows.Scan(&h.ID, &h.Timestamp, &tool, &h.Project, &h.SessionID, &role, &h.Kind, &h.ToolName,
+			&h.Hostname, &sev, &isErr, &h.TranscriptPath, &h.Line, &msg)
+		h.Tool, h.Role, h.Severity, h.IsError = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1
+		h.Snippet = fts.Snippet(msg, parsed.Words, 200)
+		return h, err
+	})
+	if err != nil {
+		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", cortex.ErrorMessage(err))
+	}
+	if len(hits) > p.Limit {
+		hits, res.Truncated = hits[:p.Limit], true
+	}
+	res.Hits = append(res.Hits, hits...)
+	res.Total = len(res.Hits)
+	return res, nil
+}
+
+const sessionViewCols = `ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
+	rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, '')`
+
+func scanSession(rows pgx.Rows) (cortex.Session, error) {
+	var s cortex.Session
+	var tool string
+	err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
+		&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath)
+	s.Tool = cortex.Tool(tool)
+	return s, err
+}
+
+// Sessions lists sessions, most recently active first. limit must already
+// be clamped.
+func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
+	out := cortex.SessionList{Sessions: []cortex.Session{}}
+	var w where
+	if p.Tool != "" {
+		w.add("ai_tool = ?", string(p.Tool))
+	}
+	if p.Project != "" {
+		w.add("ai_project = ?", p.Project)
+	}
+	if p.Host != "" {
+		w.add("hostname = ?", p.Host)
+	}
+	if !p.Since.IsZero() {
+		w.add("last_seen >= ?", cortex.FormatTime(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.add("first_seen < ?", cortex.FormatTime(p.Until))
+	}
+	rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE true`+w.sql()+
+		` ORDER BY last_seen DESC, ai_session_id, ai_tool, hostname, store_no LIMIT ?`, append(w.args, p.Limit+1)...)
+	all, err := collect(rows, err, "sessions", scanSession)
+	if err != nil {
+		return out, err
+	}
+	if len(all) > p.Limit {
+		all, out.Truncated = all[:p.Limit], true
+	}
+	out.Sessions = append(out.Sessions, all...)
+	out.Total = len(out.Sessions)
+	return out, nil
+}
+
+// Status describes the team store: rows and sessions of every pushing
+// store, and their sources, parse errors, unknown types and log receivers
+// as of their last push.
+func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
+	st := cortex.Status{DBPath: db.name, SchemaVersion: SchemaVersion(), RowsByTool: map[string]int64{},
+		RowsByRole: map[string]map[string]int64{}, RecentErrors: []cortex.SourceError{}, UnknownTypes: []cortex.UnknownTypeCount{},
+		LogIngest: []cortex.LogIngestCounters{}}
+	st.Sources.ByKind = map[string]int64{}
+	fail := func(err error) (cortex.Status, error) {
+		return st, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read status: %v", err)
+	}
+	if err := db.queryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&st.DBBytes); err != nil {
+		return fail(err)
+	}
+	rows, err := db.query(ctx, `SELECT ai_tool, ai_role, sum(rows)::bigint FROM log_counts GROUP BY 1, 2 HAVING sum(rows) <> 0`)
+	counts, err := collect(rows, err, "row counts", func(rows pgx.Rows) ([3]any, error) {
+		var tool, role string
+		var n int64
+		err := rows.Scan(&tool, &role, &n)
+		return [3]any{tool, role, n}, err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	for _, c := range counts {
+		tool, role, n := c[0].(string), c[1].(string), c[2].(int64)
+		st.RowsByTool[tool] += n
+		if st.RowsByRole[tool] == nil {
+			st.RowsByRole[tool] = map[string]int64{}
+		}
+		st.RowsByRole[tool][role] = n
+		st.Rows += n
+	}
+	if err := db.queryRow(ctx, `SELECT count(*) FROM ai_sessions`).Scan(&st.Sessions); err != nil {
+		return fail(err)
+	}
+	var oldest, newest *string
+	if err := db.queryRow(ctx, `SELECT (SELECT min(timestamp) FROM logs), (SELECT max(timestamp) FROM logs)`).Scan(&oldest, &newest); err != nil {
+		return fail(err)
+	}
+	if oldest != nil {
+		st.Oldest, st.Newest = *oldest, *newest
+	}
+	rows, err = db.query(ctx, `SELECT snapshot FROM push_stores WHERE snapshot IS NOT NULL ORDER BY store_no`)
+	snaps, err := collect(rows, err, "pushing stores", func(rows pgx.Rows) (store.PushSnapshot, error) {
+		var s string
+		var snap store.PushSnapshot
+		if err := rows.Scan(&s); err != nil {
+			return snap, err
+		}
+		return snap, json.Unmarshal([]byte(s), &snap)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	mergeSnapshots(&st, snaps)
+	return st, nil
+}
+
+// mergeSnapshots adds the pushing stores' snapshots to a status: counts
+// summed, the newest ten parse errors, unknown types summed (largest
+// first, at most 100), log receivers summed by source.
+func mergeSnapshots(st *cortex.Status, snaps []store.PushSnapshot) {
+	unknown := map[[3]string]int64{}
+	ingest := map[string]*cortex.LogIngestCounters{}
+	for _, s := range snaps {
+		for k, n := range s.Sources.ByKind {
+			st.Sources.ByKind[k] += n
+		}
+		st.Sources.Files += s.Sources.Files
+		st.Sources.Pending += s.Sources.Pending
+		st.Sources.WithErrors += s.Sources.WithErrors
+		st.Sources.Rewrites += s.Sources.Rewrites
+		st.ParseErrors += s.ParseErrors
+		st.RecentErrors = append(st.RecentErrors, s.RecentErrors...)
+		for _, u := range s.UnknownTypes {
+			unknown[[3]string{string(u.Tool), u.Version, u.Type}] += u.Count
+		}
+		if s.LastIndexedAt > st.LastIndexedAt {
+			st.LastIndexedAt = s.LastIndexedAt
+		}
+		for _, c := range s.LogIngest {
+			m := ingest[c.Source]
+			if m == nil {
+				m = &cortex.LogIngestCounters{Source: c.Source, FirstAt: c.FirstAt}
+				ingest[c.Source] = m
+			}
+			m.Add(c)
+			if c.FirstAt < m.FirstAt {
+				m.FirstAt = c.FirstAt
+			}
+			if c.UpdatedAt > m.UpdatedAt {
+				m.UpdatedAt = c.UpdatedAt
+			}
+		}
+	}
+	slices.SortStableFunc(st.RecentErrors, func(a, b cortex.SourceError) int { return strings.Compare(b.SeenAt, a.SeenAt) })
+	st.RecentErrors = st.RecentErrors[:min(len(st.RecentErrors), 10)]
+	for k, n := range unknown {
+		st.UnknownTypes = append(st.UnknownTypes, cortex.UnknownTypeCount{Tool: cortex.Tool(k[0]), Version: k[1], Type: k[2], Count: n})
+	}
+	slices.SortFunc(st.UnknownTypes, func(a, b cortex.UnknownTypeCount) int {
+		if a.Count != b.Count {
+			return int(b.Count - a.Count)
+		}
+		return strings.Compare(string(a.Tool)+"\x00"+a.Version+"\x00"+a.Type, string(b.Tool)+"\x00"+b.Version+"\x00"+b.Type)
+	})
+	st.UnknownTypes = st.UnknownTypes[:min(len(st.UnknownTypes), 100)]
+	for _, c := range ingest {
+		st.LogIngest = append(st.LogIngest, *c)
+		st.LogRows += c.Stored
+	}
+	slices.SortFunc(st.LogIngest, func(a, b cortex.LogIngestCounters) int { return strings.Compare(a.Source, b.Source) })
+}
+
+// common adds the shared event filters.
+func (w *where) common(f cortex.EventFilter) {
+	if f.Tool != "" {
+		w.add("ai_tool = ?", string(f.Tool))
+	}
+	if f.Project != "" {
+		w.add("ai_project = ?", f.Project)
+	}
+	if f.Session != "" {
+		w.add("ai_session_id = ?", f.Session)
+	}
+	if f.Host != "" {
+		w.add("hostname = ?", f.Host)
+	}
+	if !f.Since.IsZero() {
+		w.add("timestamp >= ?", cortex.FormatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.add("timestamp < ?", cortex.FormatTime(f.Until))
+	}
+}
+
+func decodeMeta(s *string) map[string]string {
+	if s == nil {
+		return nil
+	}
+	return store.DecodeMeta(*s)
+}
+
+// SkillNames returns the distinct skill names (for "did you mean").
+func (db *DB) SkillNames(ctx context.Context) ([]string, error) {
+	rows, err := db.query(ctx, `SELECT DISTINCT skill_name FROM ai_skill_events ORDER BY skill_name LIMIT 10000`)
+	return collect(rows, err, "skills", func(rows pgx.Rows) (string, error) {
+		var s string
+		return s, rows.Scan(&s)
+	})
+}
+
+// SkillNamesMatching resolves a skill as typed to the stored names it
+// stands for (see store.MatchSkillNames).
+func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, error) {
+	names, err := db.SkillNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.MatchSkillNames(names, skill), nil
+}
+
+// skillFilter adds the condition for a skill as typed.
+func (db *DB) skillFilter(ctx context.Context, w *where, skill string) error {
+	if skill == "" {
+		return nil
+	}
+	names, err := db.SkillNamesMatching(ctx, skill)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		w.add("skill_name = ?", skill)
+		return nil
+	}
+	w.add("skill_name IN ("+marks(len(names))+")", anys(names)...)
+	return nil
+}
+
+const skillEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, evidence_kind, metadata_json`
+
+func scanSkillEvent(rows pgx.Rows) (cortex.SkillEventRow, error) {
+	var r cortex.SkillEventRow
+	var tool string
+	var meta *string
+	err := rows.Scan(&r.ID, &r.LogID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.SkillName,
+		&r.SkillPlugin, &r.SkillPath, &r.EventKind, &r.EvidenceKind, &meta)
+	r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+	return r, err
+}
+
+// SkillEvents lists skill events, newest first. Limit must be clamped.
+func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
+	var w where
+	w.common(p.EventFilter)
+	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+		return cortex.EventList[cortex.SkillEventRow]{}, err
+	}
+	if p.Plugin != "" {
+		w.add("skill_plugin = ?", p.Plugin)
+	}
+	return listRows(ctx, db, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE true`+w.sql()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanSkillEvent)
+}
+
+// SkillSummaries summarizes skill use per skill, most recently used first.
+// Limit must be clamped.
+func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
+	var w where
+	w.common(p.EventFilter)
+	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+		return cortex.EventList[cortex.SkillSummary]{}, err
+	}
+	if p.Plugin != "" {
+		w.add("skill_plugin = ?", p.Plugin)
+	}
+	// The agents in first-seen order, as SQLite's group_concat(DISTINCT)
+	// lists them when it reads the rows in time order.
+	return listRows(ctx, db, "skills", `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
+		count(DISTINCT ai_tool || ':' || COALESCE(ai_session_id, '')), string_agg(DISTINCT ai_tool, ','), min(timestamp), max(timestamp)
+		FROM ai_skill_events WHERE true`+w.sql()+` GROUP BY skill_name ORDER BY max(timestamp) DESC, skill_name LIMIT ?`, w.args, p.Limit,
+		func(rows pgx.Rows) (cortex.SkillSummary, error) {
+			var s cortex.SkillSummary
+			err := rows.Scan(&s.SkillName, &s.SkillPlugin, &s.Events, &s.Sessions, &s.Tools, &s.FirstSeen, &s.LastSeen)
+			return s, err
+		})
+}
+
+const toolEventCols = `id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
+	COALESCE(ai_session_id, ''), hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''),
+	COALESCE(turn_id, ''), call_id, tool_name, COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind,
+	COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, COALESCE(arguments_json, ''),
+	COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json`
+
+func scanToolEvent(rows pgx.Rows) (cortex.ToolEventRow, error) {
+	var r cortex.ToolEventRow
+	var tool string
+	var isErr *int64
+	var meta *string
+	err := rows.Scan(&r.ID, &r.CallLogID, &r.ResultLogID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp,
+		&r.CallTimestamp, &r.ResultTimestamp, &r.TurnID, &r.CallID, &r.ToolName, &r.MCPServer, &r.MCPTool, &r.EventKind,
+		&r.ResultKind, &r.Status, &r.DurationMS, &isErr, &r.ExitCode, &r.ArgumentsJSON, &r.OutputPreview, &r.ErrorText, &meta)
+	r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+	if isErr != nil {
+		b := *isErr == 1
+		r.IsError = &b
+	}
+	return r, err
+}
+
+// ToolEvents lists tool calls (call and result merged), newest first.
+// Limit must be clamped.
+func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.EventList[cortex.ToolEventRow], error) {
+	var w where
+	w.common(p.EventFilter)
+	if p.ToolName != "" {
+		w.add("tool_name = ?", p.ToolName)
+	}
+	if p.MCPServer != "" {
+		w.add("mcp_server = ?", p.MCPServer)
+	}
+	if p.MCPTool != "" {
+		w.add("mcp_tool = ?", p.MCPTool)
+	}
+	if p.OnlyMCP {
+		w.add("mcp_server IS NOT NULL")
+	}
+	if p.ErrorsOnly {
+		w.add("(is_error = 1 OR status = 'error')")
+	}
+	return listRows(ctx, db, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events WHERE true`+w.sql()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent)
+}
+
+const hookEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
+	hostname, timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
+	COALESCE(hook_command, ''), status, exit_code, duration_ms, COALESCE(stdout_preview, ''), COALESCE(stderr_preview, ''),
+	COALESCE(persisted_output_path, ''), COALESCE(trusted_hash, ''), evidence_kind, metadata_json`
+
+func scanHookEvent(rows pgx.Rows) (cortex.HookEventRow, error) {
+	var r cortex.HookEventRow
+	var tool string
+	var meta *string
+	err := rows.Scan(&r.ID, &r.LogID, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp, &r.LastSeen, &r.HookEvent,
+		&r.HookName, &r.HookSource, &r.HookCommand, &r.Status, &r.ExitCode, &r.DurationMS, &r.StdoutPreview, &r.StderrPreview,
+		&r.PersistedOutputPath, &r.TrustedHash, &r.EvidenceKind, &meta)
+	r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
+	return r, err
+}
+
+// HookEvents lists hook events, newest first. Limit must be clamped.
+func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.EventList[cortex.HookEventRow], error) {
+	var w where
+	w.common(p.EventFilter)
+	if p.Hook != "" {
+		w.add("(hook_name = ? OR hook_event = ?)", p.Hook, p.Hook)
+	}
+	if p.HookEvent != "" {
+		w.add("hook_event = ?", p.HookEvent)
+	}
+	if p.HookSource != "" {
+		w.add("hook_source = ?", p.HookSource)
+	}
+	if p.Status != "" {
+		w.add("status = ?", p.Status)
+	}
+	if p.EvidenceKind != "" {
+		w.add("evidence_kind = ?", p.EvidenceKind)
+	}
+	return listRows(ctx, db, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE true`+w.sql()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanHookEvent)
+}
+
+// Logs lists non-AI log rows, newest first.
+func (db *DB) Logs(ctx context.Context, p store.LogParams) (store.LogList, error) {
+	out := store.LogList{Logs: []store.LogEntry{}}
+	var w where
+	if p.Host != "" {
+		w.add("hostname = ?", p.Host)
+	}
+	if p.App != "" {
+		w.add("app_name = ?", p.App)
+	}
+	if p.Severity != "" {
+		var sevs []any
+		for _, s := range cortex.Severities() {
+			if s.AtLeast(p.Severity) {
+				sevs = append(sevs, string(s))
+			}
+		}
+		if len(sevs) == 0 {
+			return out, cortex.Errorf(cortex.CodeInvalid, "unknown severity %q", p.Severity)
+		}
+		w.add("severity IN ("+marks(len(sevs))+")", sevs...)
+	}
+	if p.Source != "" {
+		w.add("source >= ? AND source < ?", p.Source, p.Source+"\U0010FFFF")
+	}
+	if !p.Since.IsZero() {
+		w.add("timestamp >= ?", cortex.FormatTime(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.add("timestamp < ?", cortex.FormatTime(p.Until))
+	}
+	rows, err := db.query(ctx, `SELECT id, timestamp, hostname, COALESCE(facility, ''), severity,
+		COALESCE(app_name, ''), message, source, received_at, metadata_json
+		FROM logs WHERE ai_tool IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)
+	all, err := collect(rows, err, "logs", func(rows pgx.Rows) (store.LogEntry, error) {
+		var e store.LogEntry
+		var sev string
+		var meta *string
+		err := rows.Scan(&e.ID, &e.Timestamp, &e.Hostname, &e.Facility, &sev, &e.AppName, &e.Message, &e.Source, &e.ReceivedAt, &meta)
+		e.Severity, e.Metadata = cortex.Severity(sev), decodeMeta(meta)
+		return e, err
+	})
+	if err != nil {
+		return out, err
+	}
+	if len(all) > p.Limit {
+		all, out.Truncated = all[:p.Limit], true
+	}
+	out.Logs = append(out.Logs, all...)
+	out.Total = len(out.Logs)
+	return out, nil
+}
