@@ -125,8 +125,8 @@ type pusher struct {
 	res      *Result
 	// marks are the team store's marks of this store, as of the last
 	// batch; content the level it holds the rows at.
-	marks   postgres.Marks
-	held    store.Content
+	marks postgres.Marks
+	held  store.Content
 }
 
 func (p *pusher) run() error {
