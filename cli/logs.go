@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Limits of `cortex logs`.
@@ -69,7 +69,7 @@ func logsRun(ctx context.Context, f *Factory, opts *LogsOptions) error {
 	if err != nil {
 		return err
 	}
-	p := sqlite.LogParams{Host: opts.Host, App: opts.App, Source: opts.Source, Since: since, Until: until}
+	p := store.LogParams{Host: opts.Host, App: opts.App, Source: opts.Source, Since: since, Until: until}
 	if opts.Severity != "" {
 		if p.Severity, err = cortex.ParseSeverity(opts.Severity); err != nil {
 			return cortex.Errorf(cortex.CodeInvalid, "--severity: %s", cortex.ErrorMessage(err))
@@ -80,11 +80,11 @@ func logsRun(ctx context.Context, f *Factory, opts *LogsOptions) error {
 		return err
 	}
 	p.Limit = limit
-	db, err := f.OpenDB(ctx, true)
+	db, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	res, err := db.Logs(ctx, p)
 	if err != nil {
 		return err

@@ -69,11 +69,11 @@ Setup:
 }
 
 func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
-	db, err := f.OpenExistingDB(ctx)
+	db, closeStore, err := f.OpenStore(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	cfg, _ := f.Config()
 	svc := f.NewService(db)
 	// No model ever runs from MCP (skill_assess is a dry run), but dry runs

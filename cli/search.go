@@ -67,11 +67,11 @@ func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := f.OpenDB(ctx, true)
+	db, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	res, err := app.New(db).Search(ctx, cortex.SearchParams{
 		Query: opts.Query, Tool: cortex.Tool(opts.Tool), Project: opts.Project, Session: opts.Session, Host: opts.Host,
 		Role: cortex.Role(opts.Role), Since: since, Until: until, Limit: opts.Limit, Rank: opts.Rank,

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +27,11 @@ type Config struct {
 	DB string `toml:"db"`
 	// Hostname is stored on every ingested row (default: the machine's).
 	Hostname string `toml:"hostname"`
+	// Store is the store the read commands, serve and mcp read: "" for
+	// the local database, or a team's postgres:// URL (also --store).
+	Store string `toml:"store"`
+	// Push configures `cortex push` to a team store.
+	Push PushConfig `toml:"push"`
 	// Index configures transcript ingest.
 	Index IndexConfig `toml:"index"`
 	// Server configures `cortex serve` (REST, MCP over HTTP, watcher).
@@ -68,6 +74,14 @@ type SyslogConfig struct {
 	QueueSize int `toml:"queue_size"`
 	// MaxMessageBytes cuts longer messages (marked as cut).
 	MaxMessageBytes int `toml:"max_message_bytes"`
+}
+
+// PushConfig configures `cortex push` ([push]).
+type PushConfig struct {
+	// URL is the team's PostgreSQL store (postgres://…).
+	URL string `toml:"url"`
+	// Content is how much text to send: full (default), redacted or none.
+	Content string `toml:"content"`
 }
 
 // DefaultListen is the default HTTP address of `cortex serve`.
@@ -148,6 +162,19 @@ func Load(explicitPath string, env Env) (*Config, error) {
 	if cfg.Server.Listen == "" {
 		cfg.Server.Listen = DefaultListen
 	}
+	if cfg.Push.Content == "" {
+		cfg.Push.Content = "full"
+	}
+	switch cfg.Push.Content {
+	case "full", "redacted", "none":
+	default:
+		return nil, cortex.Errorf(cortex.CodeInvalid, "[push] content must be full, redacted or none, got %q", cfg.Push.Content)
+	}
+	for _, u := range []struct{ name, v string }{{"store", cfg.Store}, {"[push] url", cfg.Push.URL}} {
+		if u.v != "" && !strings.HasPrefix(u.v, "postgres://") && !strings.HasPrefix(u.v, "postgresql://") {
+			return nil, cortex.Errorf(cortex.CodeInvalid, "%s must be a postgres:// URL, got %q", u.name, redactURL(u.v))
+		}
+	}
 	if cfg.Server.ReadToken != "" && cfg.Server.ReadToken == cfg.Server.AdminToken {
 		return nil, cortex.Errorf(cortex.CodeInvalid, "[server] read_token and admin_token must differ")
 	}
@@ -171,6 +198,15 @@ func (c *Config) applyEnv(env Env) error {
 	}
 	if v, ok := env("CORTEX_INDEX_PATHS"); ok && v != "" {
 		c.Index.Paths = filepath.SplitList(v)
+	}
+	if v, ok := env("CORTEX_STORE"); ok && v != "" {
+		c.Store = v
+	}
+	if v, ok := env("CORTEX_PUSH_URL"); ok && v != "" {
+		c.Push.URL = v
+	}
+	if v, ok := env("CORTEX_PUSH_CONTENT"); ok && v != "" {
+		c.Push.Content = v
 	}
 	if v, ok := env("CORTEX_LISTEN"); ok && v != "" {
 		c.Server.Listen = v
@@ -223,9 +259,19 @@ func (c *Config) String() string {
 			*tok = "(set)"
 		}
 	}
+	shown.Store, shown.Push.URL = redactURL(shown.Store), redactURL(shown.Push.URL)
 	b, err := toml.Marshal(shown)
 	if err != nil {
 		return fmt.Sprintf("# cannot render config: %v", err)
 	}
 	return string(b)
+}
+
+// redactURL hides the password of a store URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
 }
