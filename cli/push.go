@@ -22,6 +22,8 @@ type PushOptions struct {
 	Watch    bool
 	Interval time.Duration
 	JSON     bool
+	// BatchRows bounds the rows of one transaction (hidden; tests).
+	BatchRows int
 }
 
 // DefaultPushInterval is the pause between two pushes of push --watch.
@@ -75,6 +77,8 @@ with backoff and never stop it. Ctrl-C stops it after the transaction in flight.
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "push again every --interval until stopped")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", DefaultPushInterval, "pause between pushes with --watch")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the counts as JSON")
+	cmd.Flags().IntVar(&opts.BatchRows, "batch-rows", push.DefaultBatchRows, "rows per transaction")
+	_ = cmd.Flags().MarkHidden("batch-rows")
 	return cmd
 }
 
@@ -108,7 +112,7 @@ func pushRun(ctx context.Context, f *Factory, opts *PushOptions) error {
 		return err
 	}
 	defer local.Close()
-	popts := push.Options{Content: content, Hostname: cfg.Hostname}
+	popts := push.Options{Content: content, Hostname: cfg.Hostname, BatchRows: opts.BatchRows}
 	if f.IO.StderrTTY && !opts.JSON && !opts.Watch {
 		popts.Progress = func(p push.Progress) {
 			fmt.Fprintf(f.IO.ErrOut, "\r%-16s %d / %d rows   ", p.Table, p.Sent, p.Total)

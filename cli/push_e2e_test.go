@@ -1,0 +1,266 @@
+package cli_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite"
+
+	"github.com/cortexhq/cortex/internal/testpg"
+	"github.com/cortexhq/cortex/store"
+)
+
+// digest is what a table holds, as comparable text: per table the row
+// count and a hash of every row's id and content columns, in id order.
+type digest map[string]string
+
+// digestCols are the columns hashed (as text) besides the id.
+var digestCols = map[string][]string{
+	"logs":            {"timestamp", "hostname", "message", "ai_session_id", "ai_role", "is_error", "metadata_json"},
+	"ai_skill_events": {"skill_name", "timestamp", "event_kind"},
+	"ai_mcp_events":   {"call_id", "status", "output_preview", "is_error"},
+	"ai_hook_events":  {"hook_event", "status", "last_seen"},
+	"ai_user_events":  {"event_kind", "text"},
+}
+
+func hashRows(rows interface {
+	Next() bool
+	Scan(...any) error
+}, base int64) (int, string, error) {
+	h := sha256.New()
+	n := 0
+	for rows.Next() {
+		var id int64
+		var rest string
+		if err := rows.Scan(&id, &rest); err != nil {
+			return 0, "", err
+		}
+		fmt.Fprintf(h, "%d\x00%s\x01", id-base, rest)
+		n++
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// localDigest reads the digest of a laptop's SQLite store.
+func localDigest(t *testing.T, path string) digest {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d := digest{}
+	for _, tb := range store.PushTables {
+		expr := "COALESCE(" + strings.Join(digestCols[tb.Name], ", '') || char(31) || COALESCE(") + ", '')"
+		rows, err := db.Query(`SELECT id, ` + expr + ` FROM ` + tb.Name + ` ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, sum, err := hashRows(rows, 0)
+		rows.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d[tb.Name] = fmt.Sprintf("%d rows %s", n, sum)
+	}
+	return d
+}
+
+// teamDigest reads the digest of one pushing store's rows on the team
+// store.
+func teamDigest(t *testing.T, url string, storeNo int64) digest {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	base := storeNo << 40
+	d := digest{}
+	for _, tb := range store.PushTables {
+		expr := "COALESCE(" + strings.Join(digestCols[tb.Name], "::text, '') || chr(31) || COALESCE(") + "::text, '')"
+		rows, err := conn.Query(ctx, `SELECT id, `+expr+` FROM `+tb.Name+` WHERE id >> 40 = $1 ORDER BY id`, storeNo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, sum, err := hashRows(rows, base)
+		rows.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d[tb.Name] = fmt.Sprintf("%d rows %s", n, sum)
+	}
+	return d
+}
+
+func teamCount(t *testing.T, url, q string, args ...any) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func sameDigest(t *testing.T, what string, local, team digest) {
+	t.Helper()
+	for _, tb := range store.PushTables {
+		if local[tb.Name] != team[tb.Name] {
+			t.Errorf("%s: %s: laptop %s, team store %s", what, tb.Name, local[tb.Name], team[tb.Name])
+		}
+	}
+}
+
+// TestPushKilledAndResumed kills `cortex push` with SIGKILL at random points
+// ten times, then lets it finish: the team store ends with exactly the
+// laptop's rows — none lost, none twice — and its counts agree.
+func TestPushKilledAndResumed(t *testing.T) {
+	url := testpg.URL(t)
+	e := newEnv(t)
+	dbPath := filepath.Join(e.home, "laptop.db")
+	e.vars = append(e.vars, "CORTEX_DB="+dbPath)
+	if out, errOut, code := e.run("index", realCorpus(t)); code != 0 {
+		t.Fatalf("index: %d %s%s", code, out, errOut)
+	}
+	pushCmd := func() *exec.Cmd {
+		cmd := exec.Command(cortexBin, "push", "--url", url, "--batch-rows", "150", "--json")
+		cmd.Env = e.vars
+		return cmd
+	}
+	// An uninterrupted push to another database sets the time scale.
+	start := time.Now()
+	other := exec.Command(cortexBin, "push", "--url", testpg.URL(t), "--batch-rows", "150", "--json")
+	other.Env = e.vars
+	if out, err := other.CombinedOutput(); err != nil {
+		t.Fatalf("push: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	partial := 0
+	for i := range 10 {
+		cmd := pushCmd()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(100+rand.Int64N(int64(full/time.Millisecond)/4+1)) * time.Millisecond
+		time.Sleep(delay)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		if teamCount(t, url, `SELECT count(*) FROM pg_tables WHERE tablename = 'logs'`) == 0 {
+			t.Logf("kill %d after %v: before the schema existed", i+1, delay)
+			continue
+		}
+		logs := teamCount(t, url, `SELECT count(*) FROM logs`)
+		events := teamCount(t, url, `SELECT count(*) FROM ai_user_events`)
+		t.Logf("kill %d after %v: %d rows, %d user events on the team store", i+1, delay, logs, events)
+		if logs > 0 && events == 0 {
+			partial++
+		}
+	}
+	if partial == 0 {
+		t.Errorf("no kill landed mid-push (push took %v): the test did not test resumption", full)
+	}
+	out, err := pushCmd().CombinedOutput()
+	if err != nil {
+		t.Fatalf("final push: %v\n%s", err, out)
+	}
+	sameDigest(t, "after 10 kills", localDigest(t, dbPath), teamDigest(t, url, 1))
+	// The triggers' counts agree with the rows.
+	if c, n := teamCount(t, url, `SELECT COALESCE(sum(rows), 0)::bigint FROM log_counts`),
+		teamCount(t, url, `SELECT count(*) FROM logs WHERE ai_tool IS NOT NULL`); c != n {
+		t.Errorf("log_counts say %d rows, logs has %d", c, n)
+	}
+	// And a re-push inserts nothing.
+	var again struct {
+		Rows int64 `json:"rows"`
+	}
+	e.json(&again, "push", "--url", url, "--json")
+	if again.Rows != 0 {
+		t.Errorf("a re-push sent %d rows", again.Rows)
+	}
+}
+
+// TestPushConcurrentHosts pushes two laptops' stores at the same time:
+// both complete, and each one's rows are on the team store under its own
+// number and hostname, nothing mixed.
+func TestPushConcurrentHosts(t *testing.T) {
+	url := testpg.URL(t)
+	corpus := realCorpus(t)
+	laptops := []struct{ host, dir, db string }{
+		{"laptop-a", filepath.Join(corpus, "claude"), ""},
+		{"laptop-b", filepath.Join(corpus, "codex"), ""},
+	}
+	envs := make([]*env, len(laptops))
+	for i := range laptops {
+		e := newEnv(t)
+		laptops[i].db = filepath.Join(e.home, "laptop.db")
+		e.vars = append(e.vars, "CORTEX_DB="+laptops[i].db, "CORTEX_HOSTNAME="+laptops[i].host)
+		if out, errOut, code := e.run("index", laptops[i].dir, filepath.Join(corpus, "gemini")); code != 0 {
+			t.Fatalf("index: %d %s%s", code, out, errOut)
+		}
+		envs[i] = e
+	}
+	var wg sync.WaitGroup
+	outs := make([]string, len(laptops))
+	errs := make([]error, len(laptops))
+	for i := range laptops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(cortexBin, "push", "--url", url, "--batch-rows", "300", "--json")
+			cmd.Env = envs[i].vars
+			b, err := cmd.CombinedOutput()
+			outs[i], errs[i] = string(b), err
+		}()
+	}
+	wg.Wait()
+	for i, l := range laptops {
+		if errs[i] != nil {
+			t.Fatalf("%s: push failed: %v\n%s", l.host, errs[i], outs[i])
+		}
+		no := teamCount(t, url, `SELECT store_no FROM push_stores WHERE hostname = $1`, l.host)
+		sameDigest(t, l.host, localDigest(t, l.db), teamDigest(t, url, no))
+		if n := teamCount(t, url, `SELECT count(*) FROM logs WHERE id >> 40 = $1 AND hostname <> $2`, no, l.host); n != 0 {
+			t.Errorf("%s: %d of its rows carry another host", l.host, n)
+		}
+		if n := teamCount(t, url, `SELECT count(*) FROM ai_sessions WHERE store_no = $1 AND hostname <> $2`, no, l.host); n != 0 {
+			t.Errorf("%s: %d of its sessions carry another host", l.host, n)
+		}
+	}
+	if n := teamCount(t, url, `SELECT count(*) FROM push_stores`); n != 2 {
+		t.Errorf("%d pushing stores, want 2", n)
+	}
+	// The host filter reads one laptop.
+	var sessions struct {
+		Sessions []struct {
+			Host string `json:"hostname"`
+		} `json:"sessions"`
+	}
+	envs[0].json(&sessions, "--store", url, "sessions", "--host", "laptop-b", "--json")
+	if len(sessions.Sessions) == 0 {
+		t.Error("no sessions of laptop-b through --store --host")
+	}
+	for _, s := range sessions.Sessions {
+		if s.Host != "laptop-b" {
+			t.Errorf("--host laptop-b listed a session of %s", s.Host)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package push_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/ingest"
+	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/internal/testpg"
+	"github.com/cortexhq/cortex/internal/teststore"
+	"github.com/cortexhq/cortex/push"
+	"github.com/cortexhq/cortex/store"
+)
+
+func count(t *testing.T, url, q string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// With content none no text leaves the laptop: counts, ids, names and
+// timestamps do, and the incidents that need no text are there. Raising the
+// level sends every row again with its text.
+func TestPushContentLevels(t *testing.T) {
+	url := testpg.URL(t)
+	ctx := context.Background()
+	local, _ := teststore.Indexed(t, testcorpus.Real(t))
+	team := openTeam(t, url)
+	res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop", Content: store.ContentNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Inserted["logs"] == 0 {
+		t.Fatalf("nothing pushed: %+v", res)
+	}
+	for q, want := range map[string]int64{
+		`SELECT count(*) FROM logs WHERE message <> '' OR raw IS NOT NULL OR fts IS NOT NULL`:                                         0,
+		`SELECT count(*) FROM ai_user_events WHERE text <> ''`:                                                                        0,
+		`SELECT count(*) FROM ai_mcp_events WHERE arguments_json IS NOT NULL OR output_preview IS NOT NULL OR error_text IS NOT NULL`: 0,
+		`SELECT count(*) FROM ai_hook_events WHERE stdout_preview IS NOT NULL OR stderr_preview IS NOT NULL`:                          0,
+		`SELECT count(*) FROM ai_user_events WHERE metadata_json LIKE '%"command"%' OR metadata_json LIKE '%"reason"%'`:               0,
+		`SELECT count(*) FROM ai_skill_events WHERE metadata_json LIKE '%"args"%'`:                                                    0,
+	} {
+		if n := count(t, url, q); n != want {
+			t.Errorf("%s = %d, want %d", q, n, want)
+		}
+	}
+	if n := count(t, url, `SELECT count(*) FROM ai_skill_events`); n == 0 {
+		t.Error("no skill events: names should be pushed")
+	}
+	svc := app.New(team)
+	st, err := svc.Status(ctx)
+	if err != nil || st.Rows == 0 || st.Sessions == 0 {
+		t.Errorf("status %+v %v", st, err)
+	}
+	for _, e := range st.RecentErrors {
+		if e.Preview != "" {
+			t.Errorf("a parse error preview was pushed with content none: %q", e.Preview)
+		}
+	}
+	if _, err := svc.Search(ctx, cortex.SearchParams{Query: "error", Limit: 10}); err != nil {
+		t.Errorf("search on a text-less store: %v", err)
+	}
+	// Raising the level sends the rows again, with text.
+	res, err = push.Run(ctx, local, team, push.Options{Hostname: "laptop", Content: store.ContentRedacted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reset || res.Updated["logs"] == 0 {
+		t.Errorf("changing the level did not resend the rows: %+v", res)
+	}
+	if n := count(t, url, `SELECT count(*) FROM logs WHERE message <> ''`); n == 0 {
+		t.Error("no text after pushing redacted")
+	}
+	if n := count(t, url, `SELECT count(*) FROM logs WHERE raw IS NOT NULL`); n != 0 {
+		t.Errorf("%d original records pushed with content redacted", n)
+	}
+	if n := count(t, url, `SELECT count(*) FROM push_stores WHERE content = 'redacted'`); n != 1 {
+		t.Errorf("the store's level is not recorded as redacted")
+	}
+	res, err = push.Run(ctx, local, team, push.Options{Hostname: "laptop", Content: store.ContentRedacted})
+	if err != nil || res.Rows != 0 || res.Reset {
+		t.Errorf("re-push at the same level: %+v %v", res, err)
+	}
+}
+
+// A record its agent rewrote (Gemini rewrites its chat file) changes its
+// row in place on the laptop; the next push sends the change.
+func TestPushSendsChangedRows(t *testing.T) {
+	url := testpg.URL(t)
+	ctx := context.Background()
+	src := filepath.Join(testcorpus.Real(t), "gemini/M-Gemini/chat_logs/session-2025-12-30T01-16-3f9ce747.json")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	local, _ := teststore.Indexed(t, dir)
+	team := openTeam(t, url)
+	if _, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"}); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	msgs := doc["messages"].([]any)
+	var changed int
+	for _, m := range msgs {
+		m := m.(map[string]any)
+		if m["type"] == "user" && strings.Contains(m["content"].(string), "pacman") {
+			m["content"] = "how were you installed? was it npm, pacman or a tarball?"
+			changed++
+		}
+	}
+	if changed != 1 {
+		t.Fatalf("changed %d messages", changed)
+	}
+	b, _ = json.Marshal(doc)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ir, err := ingest.Index(ctx, local, ingest.Options{Paths: []string{dir}, Hostname: "testhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ir.Updated == 0 {
+		t.Fatalf("re-index updated no row: %+v", ir)
+	}
+	res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Updated["logs"] == 0 || res.Inserted["logs"] != 0 {
+		t.Errorf("push after the rewrite: %+v", res)
+	}
+	if n := count(t, url, `SELECT count(*) FROM logs WHERE message LIKE '%or a tarball?'`); n != 1 {
+		t.Errorf("the team store has %d rows with the rewritten text", n)
+	}
+	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE text LIKE '%or a tarball?'`); n != 1 {
+		t.Errorf("the team store has %d user events with the rewritten text", n)
+	}
+	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE text LIKE '%npm or pacman?'`); n != 0 {
+		t.Errorf("the team store still has %d user events with the old text", n)
+	}
+	hits, err := app.New(team).Search(ctx, cortex.SearchParams{Query: "tarball", Limit: 10})
+	if err != nil || len(hits.Hits) != 1 {
+		t.Errorf("search for the new text: %+v %v", hits, err)
+	}
+	// Changes every known team store has are pruned from the laptop.
+	res, err = push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
+	if err != nil || res.Rows != 0 {
+		t.Errorf("re-push: %+v %v", res, err)
+	}
+}
