@@ -67,3 +67,29 @@ func TestSnippet(t *testing.T) {
 		t.Errorf("snippet %q", s)
 	}
 }
+
+// FuzzTokens checks the tokenizer's invariants on any text: tokens are
+// non-empty, hold only what a token may, and tokenizing the tokens again
+// changes nothing.
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{"Hello, World!", "Crème brûlée", "cafe\u0301s", "mcp__x__y", "\xff\xfe", "日本語 テキスト", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		toks := Tokens(s)
+		for _, tok := range toks {
+			if tok == "" {
+				t.Fatalf("empty token of %q", s)
+			}
+			if strings.ContainsFunc(tok, func(r rune) bool { return !IsTokenChar(r) }) {
+				t.Fatalf("token %q of %q holds a separator", tok, s)
+			}
+		}
+		if again := Tokens(strings.Join(toks, " ")); !reflect.DeepEqual(again, toks) && len(toks) > 0 {
+			t.Fatalf("Tokens(%q) = %q, again %q", s, toks, again)
+		}
+		if q, err := Parse(s); err == nil && len(q.Groups) == 0 {
+			t.Fatalf("Parse(%q) accepted a query without terms", s)
+		}
+	})
+}
