@@ -58,7 +58,7 @@ with backoff and never stop it. Ctrl-C stops it after the transaction in flight.
 
 --json prints {"inserted":{table:n},"updated":…,"deleted":…,"rows","rows_per_second",…}
 (one line per push with --watch).`,
-		Example: `  cortex push --url postgres://cortex@db.internal/cortex
+		Example: `  cortex push --url postgres://cortex:change-me@db.example.com:5432/cortex
   cortex push --content none --json
   cortex push --watch --interval 1m`,
 		Args: cobra.NoArgs,

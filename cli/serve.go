@@ -61,7 +61,7 @@ Ctrl-C (or SIGTERM) stops it gracefully: requests in flight finish (10 s at most
 watcher finishes its pass.`,
 		Example: `  cortex serve
   CORTEX_READ_TOKEN=… CORTEX_ADMIN_TOKEN=… cortex serve --listen 0.0.0.0:3100
-  cortex serve --store postgres://cortex@db.internal/cortex --listen 0.0.0.0:3100
+  cortex serve --store postgres://cortex:change-me@db.example.com:5432/cortex --listen 0.0.0.0:3100
   curl -H "Authorization: Bearer $CORTEX_READ_TOKEN" 'localhost:3100/api/ai/skill-incidents?since=7d'`,
 	}
 	cmd.Flags().StringVar(&opts.Listen, "listen", "", "HTTP address (default [server] listen, 127.0.0.1:3100)")
@@ -108,7 +108,9 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	syslogOn = syslogOn && !team
 	var st app.Store
 	if team {
-		pg, err := postgres.Open(ctx, cfg.Store, postgres.Options{Logger: f.Logger, Now: f.Now, MaxConns: 16})
+		// The team's server creates the schema, so it can start before the
+		// first push (and shows an empty store).
+		pg, err := postgres.Open(ctx, cfg.Store, postgres.Options{Migrate: true, Logger: f.Logger, Now: f.Now, MaxConns: 16})
 		if err != nil {
 			return err
 		}
