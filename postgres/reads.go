@@ -49,9 +49,10 @@ func tsQuery(q fts.Query) string {
 // lexeme quotes a token for tsvector and tsquery input (longer tokens are
 // cut as the index cuts them).
 func lexeme(tok string) string {
-	tok = cutToken(tok)
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(tok) + "'"
+	return "'" + lexemeQuoter.Replace(cutToken(tok)) + "'"
 }
+
+var lexemeQuoter = strings.NewReplacer(`\`, `\\`, `'`, `''`)
 
 // maxLexeme is PostgreSQL's bound on a lexeme (2047 bytes), less room.
 const maxLexeme = 2000
