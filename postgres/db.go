@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 //go:embed migrations/*.sql
@@ -354,26 +355,12 @@ func listRows[T any](ctx context.Context, db *DB, what, q string, args []any, li
 	return out, nil
 }
 
-// where accumulates SQL conditions and their arguments.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " AND " + strings.Join(w.conds, " AND ")
-}
+// where accumulates SQL conditions (the same builders as the SQLite
+// store's).
+type where = sqlpart.Where
 
 // marks returns n comma-separated placeholders.
-func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+func marks(n int) string { return sqlpart.Marks(n) }
 
 func anys[T any](xs []T) []any {
 	out := make([]any, len(xs))

@@ -11,51 +11,29 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/fts"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
 )
 
 // The incident engine's reads (incident.Store), query for query those of
 // the SQLite store.
 
-func candidateWhere(f store.CandidateFilter, p string) where {
-	var w where
-	if f.Tool != "" {
-		w.add(p+"ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add(p+"ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add(p+"ai_session_id = ?", f.Session)
-	}
-	if f.Host != "" {
-		w.add(p+"hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add(p+"timestamp >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add(p+"timestamp < ?", cortex.FormatTime(f.Until))
-	}
-	return w
-}
-
 // SkillCandidates returns the newest skill events matching f (at most
 // f.Limit), newest first.
 func (db *DB) SkillCandidates(ctx context.Context, f store.CandidateFilter) ([]store.SkillCandidate, error) {
-	w := candidateWhere(f, "")
+	w := sqlpart.Candidate(f, "")
 	switch {
 	case len(f.Skills) > 0:
-		w.add("skill_name IN ("+marks(len(f.Skills))+")", anys(f.Skills)...)
+		w.Add("skill_name IN ("+marks(len(f.Skills))+")", anys(f.Skills)...)
 	case f.Skill != "":
-		w.add("skill_name = ?", f.Skill)
+		w.Add("skill_name = ?", f.Skill)
 	}
 	if f.Plugin != "" {
-		w.add("skill_plugin = ?", f.Plugin)
+		w.Add("skill_plugin = ?", f.Plugin)
 	}
 	rows, err := db.query(ctx, `SELECT id, log_id, skill_name, COALESCE(skill_plugin, ''), ai_tool, COALESCE(ai_project, ''),
-		COALESCE(ai_session_id, ''), hostname, timestamp, event_kind FROM ai_skill_events WHERE true`+w.sql()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
+		COALESCE(ai_session_id, ''), hostname, timestamp, event_kind FROM ai_skill_events WHERE true`+w.SQL()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 	return collect(rows, err, "skill events", func(rows pgx.Rows) (store.SkillCandidate, error) {
 		var c store.SkillCandidate
 		var tool, ts string
@@ -74,10 +52,10 @@ func (db *DB) UserTextMatches(ctx context.Context, terms []string, f store.Candi
 		alts = append(alts, fts.Term{Text: t})
 	}
 	q.Groups = [][]fts.Term{alts}
-	w := candidateWhere(f, "l.")
+	w := sqlpart.Candidate(f, "l.")
 	rows, err := db.query(ctx, `SELECT l.id, l.ai_tool, COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''), l.hostname,
-		l.timestamp, l.message FROM logs l WHERE l.fts @@ ?::tsquery AND l.ai_role = 'user'`+w.sql()+
-		` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`, append(append([]any{tsQuery(q)}, w.args...), f.Limit)...)
+		l.timestamp, l.message FROM logs l WHERE l.fts @@ ?::tsquery AND l.ai_role = 'user'`+w.SQL()+
+		` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`, append(append([]any{tsQuery(q)}, w.Args...), f.Limit)...)
 	return collect(rows, err, "matching rows", func(rows pgx.Rows) (store.TextCandidate, error) {
 		var c store.TextCandidate
 		var tool, ts string
@@ -214,9 +192,9 @@ func (db *DB) acts(ctx context.Context, q string, args ...any) ([]store.UserAct,
 // UserActCandidates returns the newest user events matching f (at most
 // f.Limit), newest first.
 func (db *DB) UserActCandidates(ctx context.Context, f store.CandidateFilter) ([]store.UserAct, error) {
-	w := candidateWhere(f, "")
-	return db.acts(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE true`+w.sql()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
+	w := sqlpart.Candidate(f, "")
+	return db.acts(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE true`+w.SQL()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 
 // sessionRange appends the session scope and an optional time range to q.
@@ -389,25 +367,13 @@ func (db *DB) NextContextRow(ctx context.Context, s store.SessionScope, t time.T
 		ORDER BY timestamp, id LIMIT 1`, s.Session, string(s.Tool), s.Host, ts, cortex.FormatTime(t.Add(within)), ts, afterID), "rows")
 }
 
-func mcpWhere(f store.MCPFilter) where {
-	w := candidateWhere(f.CandidateFilter, "")
-	w.add("mcp_server IS NOT NULL")
-	if f.Server != "" {
-		w.add("mcp_server = ?", f.Server)
-	}
-	if f.MCPTool != "" {
-		w.add("mcp_tool = ?", f.MCPTool)
-	}
-	return w
-}
-
 // MCPCandidates returns the newest MCP calls matching f (at most f.Limit),
 // newest first.
 func (db *DB) MCPCandidates(ctx context.Context, f store.MCPFilter) ([]store.MCPCandidate, error) {
-	w := mcpWhere(f)
+	w := sqlpart.MCP(f)
 	rows, err := db.query(ctx, `SELECT id, COALESCE(call_log_id, result_log_id, 0), call_id, mcp_server,
 		COALESCE(mcp_tool, ''), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname, timestamp
-		FROM ai_mcp_events WHERE true`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
+		FROM ai_mcp_events WHERE true`+w.SQL()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 	return collect(rows, err, "MCP calls", func(rows pgx.Rows) (store.MCPCandidate, error) {
 		var c store.MCPCandidate
 		var tool, ts string
@@ -420,12 +386,12 @@ func (db *DB) MCPCandidates(ctx context.Context, f store.MCPFilter) ([]store.MCP
 // MCPUsage counts the MCP calls matching f, their sessions and the failed
 // ones.
 func (db *DB) MCPUsage(ctx context.Context, f store.MCPFilter) (store.MCPUsage, error) {
-	w := mcpWhere(f)
+	w := sqlpart.MCP(f)
 	var u store.MCPUsage
 	err := db.queryRow(ctx, `SELECT count(*),
 		count(DISTINCT ai_tool || chr(31) || hostname || chr(31) || COALESCE(ai_session_id, '')),
 		count(*) FILTER (WHERE is_error = 1 OR status = 'error' OR COALESCE(exit_code, 0) <> 0)
-		FROM ai_mcp_events WHERE true`+w.sql(), w.args...).Scan(&u.Calls, &u.Sessions, &u.Failed)
+		FROM ai_mcp_events WHERE true`+w.SQL(), w.Args...).Scan(&u.Calls, &u.Sessions, &u.Failed)
 	if err != nil {
 		return store.MCPUsage{}, queryFailed(err, "MCP calls")
 	}
@@ -476,24 +442,6 @@ func (db *DB) ToolEventsByID(ctx context.Context, ids []int64) ([]cortex.ToolEve
 	return collect(rows, err, "tool events", scanToolEvent)
 }
 
-// hookSubject adds the hook subject filters of f; false when they can
-// match nothing.
-func hookSubject(f store.HookFilter, w *where) bool {
-	if f.MatchesNothing() {
-		return false
-	}
-	if f.Events != nil {
-		w.add("hook_event IN ("+marks(len(f.Events))+")", anys(f.Events)...)
-	}
-	if f.Names != nil {
-		w.add("hook_name IN ("+marks(len(f.Names))+")", anys(f.Names)...)
-	}
-	if f.Source != "" {
-		w.add("hook_source = ?", f.Source)
-	}
-	return true
-}
-
 const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
 	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
 	COALESCE(hook_command, ''), status, evidence_kind, metadata_json`
@@ -514,44 +462,23 @@ func (db *DB) hookCandidates(ctx context.Context, q string, args ...any) ([]stor
 // HookCandidates returns the newest runtime hook events matching f, at most
 // f.Limit, newest first.
 func (db *DB) HookCandidates(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error) {
-	w := candidateWhere(f.CandidateFilter, "")
-	if !hookSubject(f, &w) {
+	w := sqlpart.Candidate(f.CandidateFilter, "")
+	if !sqlpart.HookSubject(f, &w) {
 		return nil, nil
 	}
 	return db.hookCandidates(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
-		WHERE evidence_kind = 'runtime_transcript'`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
+		WHERE evidence_kind = 'runtime_transcript'`+w.SQL()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 
 // HookConfigRows returns configured hooks matching f, at most f.Limit,
 // newest first (see the SQLite store's HookConfigRows).
 func (db *DB) HookConfigRows(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error) {
-	var w where
-	if f.Tool != "" {
-		w.add("ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add("(ai_project = ? OR ai_project IS NULL)", f.Project)
-	}
-	if f.Host != "" {
-		w.add("hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add("COALESCE(last_seen, timestamp) >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(f.Until))
-	}
-	switch f.EvidenceKind {
-	case "":
-		w.add("evidence_kind IN (?, ?)", cortex.EvidenceConfig, cortex.EvidenceTrust)
-	default:
-		w.add("evidence_kind = ?", f.EvidenceKind)
-	}
-	if !hookSubject(f, &w) {
+	w, ok := sqlpart.HookConfig(f)
+	if !ok {
 		return nil, nil
 	}
-	return db.hookCandidates(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events WHERE log_id IS NULL`+w.sql()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
+	return db.hookCandidates(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events WHERE log_id IS NULL`+w.SQL()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 
 // HookNames returns the distinct stored (hook_event, hook_name) pairs.
@@ -614,26 +541,9 @@ func (db *DB) HookCommandRuns(ctx context.Context, tool cortex.Tool, host, event
 // SessionsBetween returns the sessions of f, oldest first, at most
 // f.Limit.
 func (db *DB) SessionsBetween(ctx context.Context, f store.SessionFilter) ([]store.SessionSpan, error) {
-	var w where
-	w.add("ai_tool = ?", string(f.Tool))
-	w.add("hostname = ?", f.Host)
-	w.add("last_seen > ?", cortex.FormatTime(f.After))
-	w.add("last_seen < ?", cortex.FormatTime(f.Before))
-	w.add("first_seen > ?", cortex.FormatTime(f.After))
-	if f.Project != "" {
-		w.add("ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add("ai_session_id = ?", f.Session)
-	}
-	if !f.Since.IsZero() {
-		w.add("last_seen >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("first_seen < ?", cortex.FormatTime(f.Until))
-	}
+	w := sqlpart.SessionsBetween(f)
 	rows, err := db.query(ctx, `SELECT ai_session_id, COALESCE(ai_project, ''), first_seen, last_seen FROM ai_sessions
-		WHERE true`+w.sql()+` ORDER BY first_seen, ai_session_id, store_no LIMIT ?`, append(w.args, f.Limit)...)
+		WHERE true`+w.SQL()+` ORDER BY first_seen, ai_session_id, store_no LIMIT ?`, append(w.Args, f.Limit)...)
 	return collect(rows, err, "sessions", func(rows pgx.Rows) (store.SessionSpan, error) {
 		var s store.SessionSpan
 		var first, last string
@@ -662,14 +572,14 @@ const hookOutputKinds = `'hook_additional_context', 'hook_system_message', 'asyn
 // HookUsage counts the runtime runs and configuration rows of f.
 func (db *DB) HookUsage(ctx context.Context, f store.HookFilter) (store.HookUsage, error) {
 	var u store.HookUsage
-	w := candidateWhere(f.CandidateFilter, "")
-	if !hookSubject(f, &w) {
+	w := sqlpart.Candidate(f.CandidateFilter, "")
+	if !sqlpart.HookSubject(f, &w) {
 		return u, nil
 	}
 	if f.EvidenceKind == "" || f.EvidenceKind == cortex.EvidenceRuntime {
 		err := db.queryRow(ctx, `SELECT count(*), count(DISTINCT ai_tool || '/' || hostname || '/' || COALESCE(ai_session_id, ''))
-			FROM ai_hook_events WHERE evidence_kind = 'runtime_transcript'`+w.sql()+`
-			AND COALESCE(`+metaField("attachment_type")+`, '') NOT IN (`+hookOutputKinds+`)`, w.args...).Scan(&u.Runs, &u.Sessions)
+			FROM ai_hook_events WHERE evidence_kind = 'runtime_transcript'`+w.SQL()+`
+			AND COALESCE(`+metaField("attachment_type")+`, '') NOT IN (`+hookOutputKinds+`)`, w.Args...).Scan(&u.Runs, &u.Sessions)
 		if err != nil {
 			return u, queryFailed(err, "hook runs")
 		}

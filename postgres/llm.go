@@ -155,19 +155,19 @@ func (db *DB) InterruptInvocations(ctx context.Context, host string, alive func(
 func (db *DB) Invocations(ctx context.Context, p cortex.InvocationParams) (cortex.InvocationList, error) {
 	var w where
 	if !p.Since.IsZero() {
-		w.add("started_at >= ?", cortex.FormatTime(p.Since))
+		w.Add("started_at >= ?", cortex.FormatTime(p.Since))
 	}
 	if p.Action != "" {
-		w.add("action = ?", p.Action)
+		w.Add("action = ?", p.Action)
 	}
 	if p.Status != "" {
-		w.add("status = ?", p.Status)
+		w.Add("status = ?", p.Status)
 	}
 	res, err := listRows(ctx, db, "LLM invocations", `SELECT id, started_at, finished_at, duration_ms, caller_surface, action, provider,
 		COALESCE(model, ''), COALESCE(program, ''), COALESCE(incident_id, ''), COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
 		COALESCE(ai_session_id, ''), evidence_counts_json, COALESCE(prompt_bytes, 0), output_bytes, status, COALESCE(error, ''),
-		metadata_json, hostname, pid FROM llm_invocations WHERE true`+w.sql()+` ORDER BY started_at DESC, id DESC LIMIT ?`,
-		w.args, p.Limit, func(rows pgx.Rows) (cortex.Invocation, error) {
+		metadata_json, hostname, pid FROM llm_invocations WHERE true`+w.SQL()+` ORDER BY started_at DESC, id DESC LIMIT ?`,
+		w.Args, p.Limit, func(rows pgx.Rows) (cortex.Invocation, error) {
 			var inv cortex.Invocation
 			var started, tool string
 			var finished, counts, meta *string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/fts"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -84,35 +85,35 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	res.FTSQuery = q
 	var w where
 	if p.Tool != "" {
-		w.add("l.ai_tool = ?", string(p.Tool))
+		w.Add("l.ai_tool = ?", string(p.Tool))
 	}
 	if p.Project != "" {
-		w.add("l.ai_project = ?", p.Project)
+		w.Add("l.ai_project = ?", p.Project)
 	}
 	if p.Session != "" {
-		w.add("l.ai_session_id = ?", p.Session)
+		w.Add("l.ai_session_id = ?", p.Session)
 	}
 	if p.Host != "" {
-		w.add("l.hostname = ?", p.Host)
+		w.Add("l.hostname = ?", p.Host)
 	}
 	if p.Role != "" {
-		w.add("l.ai_role = ?", string(p.Role))
+		w.Add("l.ai_role = ?", string(p.Role))
 	}
 	if !p.Since.IsZero() {
-		w.add("l.timestamp >= ?", cortex.FormatTime(p.Since))
+		w.Add("l.timestamp >= ?", cortex.FormatTime(p.Since))
 	}
 	if !p.Until.IsZero() {
-		w.add("l.timestamp < ?", cortex.FormatTime(p.Until))
+		w.Add("l.timestamp < ?", cortex.FormatTime(p.Until))
 	}
 	order := ` ORDER BY l.timestamp DESC, l.id DESC`
 	if p.Rank {
 		order = ` ORDER BY ts_rank_cd(l.fts, ?::tsquery) DESC, l.id DESC`
 	}
-	args := append([]any{q}, w.args...)
+	args := append([]any{q}, w.Args...)
 	if p.Rank {
 		args = append(args, q)
 	}
-	rows, err := db.query(ctx, searchCols+` FROM logs l WHERE l.fts @@ ?::tsquery`+w.sql()+order+` LIMIT ?`, append(args, p.Limit+1)...)
+	rows, err := db.query(ctx, searchCols+` FROM logs l WHERE l.fts @@ ?::tsquery`+w.SQL()+order+` LIMIT ?`, append(args, p.Limit+1)...)
 	hits, err := collect(rows, err, "search hits", func(rows pgx.Rows) (cortex.SearchHit, error) {
 		var h cortex.SearchHit
 		var tool, role, sev, msg string
@@ -152,22 +153,22 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 	out := cortex.SessionList{Sessions: []cortex.Session{}}
 	var w where
 	if p.Tool != "" {
-		w.add("ai_tool = ?", string(p.Tool))
+		w.Add("ai_tool = ?", string(p.Tool))
 	}
 	if p.Project != "" {
-		w.add("ai_project = ?", p.Project)
+		w.Add("ai_project = ?", p.Project)
 	}
 	if p.Host != "" {
-		w.add("hostname = ?", p.Host)
+		w.Add("hostname = ?", p.Host)
 	}
 	if !p.Since.IsZero() {
-		w.add("last_seen >= ?", cortex.FormatTime(p.Since))
+		w.Add("last_seen >= ?", cortex.FormatTime(p.Since))
 	}
 	if !p.Until.IsZero() {
-		w.add("first_seen < ?", cortex.FormatTime(p.Until))
+		w.Add("first_seen < ?", cortex.FormatTime(p.Until))
 	}
-	rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE true`+w.sql()+
-		` ORDER BY last_seen DESC, ai_session_id, ai_tool, hostname, store_no LIMIT ?`, append(w.args, p.Limit+1)...)
+	rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE true`+w.SQL()+
+		` ORDER BY last_seen DESC, ai_session_id, ai_tool, hostname, store_no LIMIT ?`, append(w.Args, p.Limit+1)...)
 	all, err := collect(rows, err, "sessions", scanSession)
 	if err != nil {
 		return out, err
@@ -295,28 +296,6 @@ func mergeSnapshots(st *cortex.Status, snaps []store.PushSnapshot) {
 	slices.SortFunc(st.LogIngest, func(a, b cortex.LogIngestCounters) int { return strings.Compare(a.Source, b.Source) })
 }
 
-// common adds the shared event filters.
-func (w *where) common(f cortex.EventFilter) {
-	if f.Tool != "" {
-		w.add("ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add("ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add("ai_session_id = ?", f.Session)
-	}
-	if f.Host != "" {
-		w.add("hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add("timestamp >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(f.Until))
-	}
-}
-
 func decodeMeta(s *string) map[string]string {
 	if s == nil {
 		return nil
@@ -353,10 +332,10 @@ func (db *DB) skillFilter(ctx context.Context, w *where, skill string) error {
 		return err
 	}
 	if len(names) == 0 {
-		w.add("skill_name = ?", skill)
+		w.Add("skill_name = ?", skill)
 		return nil
 	}
-	w.add("skill_name IN ("+marks(len(names))+")", anys(names)...)
+	w.Add("skill_name IN ("+marks(len(names))+")", anys(names)...)
 	return nil
 }
 
@@ -375,34 +354,32 @@ func scanSkillEvent(rows pgx.Rows) (cortex.SkillEventRow, error) {
 
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
+	w := sqlpart.Event(p.EventFilter)
 	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
 		return cortex.EventList[cortex.SkillEventRow]{}, err
 	}
 	if p.Plugin != "" {
-		w.add("skill_plugin = ?", p.Plugin)
+		w.Add("skill_plugin = ?", p.Plugin)
 	}
-	return listRows(ctx, db, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE true`+w.sql()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanSkillEvent)
+	return listRows(ctx, db, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE true`+w.SQL()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanSkillEvent)
 }
 
 // SkillSummaries summarizes skill use per skill, most recently used first.
 // Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	var w where
-	w.common(p.EventFilter)
+	w := sqlpart.Event(p.EventFilter)
 	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
 	if p.Plugin != "" {
-		w.add("skill_plugin = ?", p.Plugin)
+		w.Add("skill_plugin = ?", p.Plugin)
 	}
 	// The agents in first-seen order, as SQLite's group_concat(DISTINCT)
 	// lists them when it reads the rows in time order.
 	return listRows(ctx, db, "skills", `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
 		count(DISTINCT ai_tool || ':' || COALESCE(ai_session_id, '')), string_agg(DISTINCT ai_tool, ','), min(timestamp), max(timestamp)
-		FROM ai_skill_events WHERE true`+w.sql()+` GROUP BY skill_name ORDER BY max(timestamp) DESC, skill_name LIMIT ?`, w.args, p.Limit,
+		FROM ai_skill_events WHERE true`+w.SQL()+` GROUP BY skill_name ORDER BY max(timestamp) DESC, skill_name LIMIT ?`, w.Args, p.Limit,
 		func(rows pgx.Rows) (cortex.SkillSummary, error) {
 			var s cortex.SkillSummary
 			err := rows.Scan(&s.SkillName, &s.SkillPlugin, &s.Events, &s.Sessions, &s.Tools, &s.FirstSeen, &s.LastSeen)
@@ -435,25 +412,24 @@ func scanToolEvent(rows pgx.Rows) (cortex.ToolEventRow, error) {
 // ToolEvents lists tool calls (call and result merged), newest first.
 // Limit must be clamped.
 func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.EventList[cortex.ToolEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
+	w := sqlpart.Event(p.EventFilter)
 	if p.ToolName != "" {
-		w.add("tool_name = ?", p.ToolName)
+		w.Add("tool_name = ?", p.ToolName)
 	}
 	if p.MCPServer != "" {
-		w.add("mcp_server = ?", p.MCPServer)
+		w.Add("mcp_server = ?", p.MCPServer)
 	}
 	if p.MCPTool != "" {
-		w.add("mcp_tool = ?", p.MCPTool)
+		w.Add("mcp_tool = ?", p.MCPTool)
 	}
 	if p.OnlyMCP {
-		w.add("mcp_server IS NOT NULL")
+		w.Add("mcp_server IS NOT NULL")
 	}
 	if p.ErrorsOnly {
-		w.add("(is_error = 1 OR status = 'error')")
+		w.Add("(is_error = 1 OR status = 'error')")
 	}
-	return listRows(ctx, db, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events WHERE true`+w.sql()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent)
+	return listRows(ctx, db, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events WHERE true`+w.SQL()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanToolEvent)
 }
 
 const hookEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
@@ -474,61 +450,36 @@ func scanHookEvent(rows pgx.Rows) (cortex.HookEventRow, error) {
 
 // HookEvents lists hook events, newest first. Limit must be clamped.
 func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.EventList[cortex.HookEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
+	w := sqlpart.Event(p.EventFilter)
 	if p.Hook != "" {
-		w.add("(hook_name = ? OR hook_event = ?)", p.Hook, p.Hook)
+		w.Add("(hook_name = ? OR hook_event = ?)", p.Hook, p.Hook)
 	}
 	if p.HookEvent != "" {
-		w.add("hook_event = ?", p.HookEvent)
+		w.Add("hook_event = ?", p.HookEvent)
 	}
 	if p.HookSource != "" {
-		w.add("hook_source = ?", p.HookSource)
+		w.Add("hook_source = ?", p.HookSource)
 	}
 	if p.Status != "" {
-		w.add("status = ?", p.Status)
+		w.Add("status = ?", p.Status)
 	}
 	if p.EvidenceKind != "" {
-		w.add("evidence_kind = ?", p.EvidenceKind)
+		w.Add("evidence_kind = ?", p.EvidenceKind)
 	}
-	return listRows(ctx, db, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE true`+w.sql()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanHookEvent)
+	return listRows(ctx, db, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE true`+w.SQL()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanHookEvent)
 }
 
 // Logs lists non-AI log rows, newest first.
 func (db *DB) Logs(ctx context.Context, p store.LogParams) (store.LogList, error) {
 	out := store.LogList{Logs: []store.LogEntry{}}
-	var w where
-	if p.Host != "" {
-		w.add("hostname = ?", p.Host)
-	}
-	if p.App != "" {
-		w.add("app_name = ?", p.App)
-	}
-	if p.Severity != "" {
-		var sevs []any
-		for _, s := range cortex.Severities() {
-			if s.AtLeast(p.Severity) {
-				sevs = append(sevs, string(s))
-			}
-		}
-		if len(sevs) == 0 {
-			return out, cortex.Errorf(cortex.CodeInvalid, "unknown severity %q", p.Severity)
-		}
-		w.add("severity IN ("+marks(len(sevs))+")", sevs...)
-	}
-	if p.Source != "" {
-		w.add("source >= ? AND source < ?", p.Source, p.Source+"\U0010FFFF")
-	}
-	if !p.Since.IsZero() {
-		w.add("timestamp >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(p.Until))
+	w, err := sqlpart.Logs(p)
+	if err != nil {
+		return out, err
 	}
 	rows, err := db.query(ctx, `SELECT id, timestamp, hostname, COALESCE(facility, ''), severity,
 		COALESCE(app_name, ''), message, source, received_at, metadata_json
-		FROM logs WHERE ai_tool IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)
+		FROM logs WHERE ai_tool IS NULL`+w.SQL()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, p.Limit+1)...)
 	all, err := collect(rows, err, "logs", func(rows pgx.Rows) (store.LogEntry, error) {
 		var e store.LogEntry
 		var sev string

@@ -28,14 +28,14 @@ func scopeArgs(s store.SessionScope) []any { return []any{s.Session, string(s.To
 func (db *DB) FindSessions(ctx context.Context, id string, tool cortex.Tool, host string) ([]cortex.Session, error) {
 	var w where
 	if tool != "" {
-		w.add("ai_tool = ?", string(tool))
+		w.Add("ai_tool = ?", string(tool))
 	}
 	if host != "" {
-		w.add("hostname = ?", host)
+		w.Add("hostname = ?", host)
 	}
 	find := func(cond string, args ...any) ([]cortex.Session, error) {
-		rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE `+cond+w.sql()+
-			` ORDER BY last_seen DESC, ai_session_id, ai_tool, hostname, store_no LIMIT 10`, append(args, w.args...)...)
+		rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE `+cond+w.SQL()+
+			` ORDER BY last_seen DESC, ai_session_id, ai_tool, hostname, store_no LIMIT 10`, append(args, w.Args...)...)
 		return collect(rows, err, "sessions", scanSession)
 	}
 	out, err := find("ai_session_id = ?", id)

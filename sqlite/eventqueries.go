@@ -6,29 +6,14 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
 )
 
 // common adds the shared event filters.
 func (w *where) common(f cortex.EventFilter) {
-	if f.Tool != "" {
-		w.add("ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add("ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add("ai_session_id = ?", f.Session)
-	}
-	if f.Host != "" {
-		w.add("hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add("timestamp >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(f.Until))
-	}
+	p := sqlpart.Event(f)
+	w.conds, w.args = append(w.conds, p.Conds...), append(w.args, p.Args...)
 }
 
 func decodeMeta(s sql.NullString) map[string]string {

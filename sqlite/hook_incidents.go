@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // Reads of the hook lens of the incident engine. Runtime rows
@@ -17,29 +18,11 @@ import (
 // hookSubject adds the hook subject filters of f; false when they can
 // match nothing.
 func hookSubject(f HookFilter, w *where) bool {
-	for _, in := range []struct {
-		col  string
-		vals []string
-	}{{"hook_event", f.Events}, {"hook_name", f.Names}} {
-		if in.vals == nil {
-			continue
-		}
-		if len(in.vals) == 0 {
-			return false
-		}
-		args := make([]any, len(in.vals))
-		for i, v := range in.vals {
-			args[i] = v
-		}
-		w.add(in.col+" IN ("+marks(len(in.vals))+")", args...)
-	}
-	if f.Source != "" {
-		w.add("hook_source = ?", f.Source)
-	}
-	return true
+	p := sqlpart.Where{Conds: w.conds, Args: w.args}
+	ok := sqlpart.HookSubject(f, &p)
+	w.conds, w.args = p.Conds, p.Args
+	return ok
 }
-
-// hookMarks returns n comma-separated placeholders.
 
 const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
 	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
@@ -83,31 +66,11 @@ func (db *DB) HookCandidates(ctx context.Context, f HookFilter) ([]HookCandidate
 // project), and a time range when it was configured during it (first seen
 // before Until, last seen at or after Since).
 func (db *DB) HookConfigRows(ctx context.Context, f HookFilter) ([]HookCandidate, error) {
-	var w where
-	if f.Tool != "" {
-		w.add("ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add("(ai_project = ? OR ai_project IS NULL)", f.Project)
-	}
-	if f.Host != "" {
-		w.add("hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add("COALESCE(last_seen, timestamp) >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(f.Until))
-	}
-	switch f.EvidenceKind {
-	case "":
-		w.add("evidence_kind IN (?, ?)", cortex.EvidenceConfig, cortex.EvidenceTrust)
-	default:
-		w.add("evidence_kind = ?", f.EvidenceKind)
-	}
-	if !hookSubject(f, &w) {
+	p, ok := sqlpart.HookConfig(f)
+	if !ok {
 		return nil, nil
 	}
+	w := part(p)
 	// Through the evidence-kind index: configuration rows are few, and the
 	// planner's statistics may predate them.
 	return collectHookCandidates(db.r.QueryContext(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
@@ -215,24 +178,7 @@ func (db *DB) HookCommandRuns(ctx context.Context, tool cortex.Tool, host, event
 // SessionsBetween returns the sessions of f, oldest first, at most
 // f.Limit.
 func (db *DB) SessionsBetween(ctx context.Context, f SessionFilter) ([]SessionSpan, error) {
-	var w where
-	w.add("ai_tool = ?", string(f.Tool))
-	w.add("hostname = ?", f.Host)
-	w.add("last_seen > ?", cortex.FormatTime(f.After))
-	w.add("last_seen < ?", cortex.FormatTime(f.Before))
-	w.add("first_seen > ?", cortex.FormatTime(f.After))
-	if f.Project != "" {
-		w.add("ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add("ai_session_id = ?", f.Session)
-	}
-	if !f.Since.IsZero() {
-		w.add("last_seen >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("first_seen < ?", cortex.FormatTime(f.Until))
-	}
+	w := part(sqlpart.SessionsBetween(f))
 	rows, err := db.r.QueryContext(ctx, `SELECT ai_session_id, COALESCE(ai_project, ''), first_seen, last_seen FROM ai_sessions
 		WHERE 1=1`+w.sql()+` ORDER BY first_seen, ai_session_id LIMIT ?`, append(w.args, f.Limit)...)
 	if err != nil {

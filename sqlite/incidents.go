@@ -9,32 +9,13 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // candidateWhere is the condition of a candidate filter on columns named
 // with prefix.
 func candidateWhere(f CandidateFilter, prefix string) where {
-	var w where
-	p := prefix
-	if f.Tool != "" {
-		w.add(p+"ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add(p+"ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add(p+"ai_session_id = ?", f.Session)
-	}
-	if f.Host != "" {
-		w.add(p+"hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add(p+"timestamp >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add(p+"timestamp < ?", cortex.FormatTime(f.Until))
-	}
-	return w
+	return part(sqlpart.Candidate(f, prefix))
 }
 
 // SkillCandidates returns the newest skill events matching f (at most

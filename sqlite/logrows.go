@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // LogRow is one non-AI log row (a syslog message or a line of an imported
@@ -362,35 +362,11 @@ func (db *DB) LogKeyCounts(ctx context.Context, sourceID int64, bases []string) 
 // Logs lists non-AI log rows, newest first.
 func (db *DB) Logs(ctx context.Context, p LogParams) (LogList, error) {
 	out := LogList{Logs: []LogEntry{}}
-	var w where
-	if p.Host != "" {
-		w.add("hostname = ?", p.Host)
+	p2, err := sqlpart.Logs(p)
+	if err != nil {
+		return out, err
 	}
-	if p.App != "" {
-		w.add("app_name = ?", p.App)
-	}
-	if p.Severity != "" {
-		var sevs []string
-		for _, s := range cortex.Severities() {
-			if s.AtLeast(p.Severity) {
-				sevs = append(sevs, "?")
-				w.args = append(w.args, string(s))
-			}
-		}
-		if len(sevs) == 0 {
-			return out, cortex.Errorf(cortex.CodeInvalid, "unknown severity %q", p.Severity)
-		}
-		w.conds = append(w.conds, "severity IN ("+strings.Join(sevs, ",")+")")
-	}
-	if p.Source != "" {
-		w.add("source >= ? AND source < ?", p.Source, p.Source+"\U0010FFFF")
-	}
-	if !p.Since.IsZero() {
-		w.add("timestamp >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(p.Until))
-	}
+	w := part(p2)
 	rows, err := db.r.QueryContext(ctx, `SELECT id, timestamp, hostname, COALESCE(facility, ''), severity,
 		COALESCE(app_name, ''), message, source, received_at, metadata_json
 		FROM logs WHERE ai_tool IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // The reads of the MCP lens of the incident engine. They see only tool
@@ -14,17 +15,7 @@ import (
 // never MCP candidates.
 
 // mcpWhere is the condition of an MCP filter.
-func mcpWhere(f MCPFilter) where {
-	w := candidateWhere(f.CandidateFilter, "")
-	w.add("mcp_server IS NOT NULL")
-	if f.Server != "" {
-		w.add("mcp_server = ?", f.Server)
-	}
-	if f.MCPTool != "" {
-		w.add("mcp_tool = ?", f.MCPTool)
-	}
-	return w
-}
+func mcpWhere(f MCPFilter) where { return part(sqlpart.MCP(f)) }
 
 // MCPCandidates returns the newest MCP calls matching f (at most f.Limit),
 // newest first.

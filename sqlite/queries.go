@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // where accumulates SQL conditions and their arguments.
@@ -19,6 +20,10 @@ func (w *where) add(cond string, args ...any) {
 	w.conds = append(w.conds, cond)
 	w.args = append(w.args, args...)
 }
+
+// part converts conditions built by sqlpart (shared with the PostgreSQL
+// store).
+func part(p sqlpart.Where) where { return where{conds: p.Conds, args: p.Args} }
 
 func (w *where) sql() string {
 	if len(w.conds) == 0 {

@@ -1,0 +1,201 @@
+// Package sqlpart builds the WHERE conditions both stores put in their
+// queries for the same filters — with ? placeholders, which the PostgreSQL
+// store numbers — so a filter means the same rows on SQLite and on
+// PostgreSQL by construction.
+package sqlpart
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/store"
+)
+
+// Where accumulates SQL conditions and their arguments.
+type Where struct {
+	Conds []string
+	Args  []any
+}
+
+// Add adds a condition with its arguments.
+func (w *Where) Add(cond string, args ...any) {
+	w.Conds = append(w.Conds, cond)
+	w.Args = append(w.Args, args...)
+}
+
+// SQL returns the conditions as " AND c1 AND c2" ("" when none).
+func (w Where) SQL() string {
+	if len(w.Conds) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(w.Conds, " AND ")
+}
+
+// Marks returns n comma-separated placeholders.
+func Marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// In adds "col IN (…)" over vals.
+func (w *Where) In(col string, vals []string) {
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = v
+	}
+	w.Add(col+" IN ("+Marks(len(vals))+")", args...)
+}
+
+// scope adds the agent, project, session, host and time filters shared
+// by candidate scans and event listings, on columns named with prefix.
+func (w *Where) scope(tool cortex.Tool, project, session, host, prefix string, since, until time.Time) {
+	if tool != "" {
+		w.Add(prefix+"ai_tool = ?", string(tool))
+	}
+	if project != "" {
+		w.Add(prefix+"ai_project = ?", project)
+	}
+	if session != "" {
+		w.Add(prefix+"ai_session_id = ?", session)
+	}
+	if host != "" {
+		w.Add(prefix+"hostname = ?", host)
+	}
+	if !since.IsZero() {
+		w.Add(prefix+"timestamp >= ?", cortex.FormatTime(since))
+	}
+	if !until.IsZero() {
+		w.Add(prefix+"timestamp < ?", cortex.FormatTime(until))
+	}
+}
+
+// Candidate is the condition of a candidate scan's common filter, on
+// columns named with prefix ("" or "l.").
+func Candidate(f store.CandidateFilter, prefix string) Where {
+	var w Where
+	w.scope(f.Tool, f.Project, f.Session, f.Host, prefix, f.Since, f.Until)
+	return w
+}
+
+// Event is the condition of an event listing's common filter.
+func Event(f cortex.EventFilter) Where {
+	var w Where
+	w.scope(f.Tool, f.Project, f.Session, f.Host, "", f.Since, f.Until)
+	return w
+}
+
+// MCP is the condition of an MCP candidate scan or usage count: MCP calls
+// only (mcp_server set), of the subject when named.
+func MCP(f store.MCPFilter) Where {
+	w := Candidate(f.CandidateFilter, "")
+	w.Add("mcp_server IS NOT NULL")
+	if f.Server != "" {
+		w.Add("mcp_server = ?", f.Server)
+	}
+	if f.MCPTool != "" {
+		w.Add("mcp_tool = ?", f.MCPTool)
+	}
+	return w
+}
+
+// HookSubject adds the hook subject of f; false when it can match nothing.
+func HookSubject(f store.HookFilter, w *Where) bool {
+	if f.MatchesNothing() {
+		return false
+	}
+	if f.Events != nil {
+		w.In("hook_event", f.Events)
+	}
+	if f.Names != nil {
+		w.In("hook_name", f.Names)
+	}
+	if f.Source != "" {
+		w.Add("hook_source = ?", f.Source)
+	}
+	return true
+}
+
+// HookConfig is the condition of a scan of configured hooks: a project's
+// configuration or a user-level one (no project), configured during the
+// range (first seen before Until, last seen at or after Since), of the
+// evidence kind (both configuration kinds by default) and subject; false
+// when it can match nothing. A configuration row has no session.
+func HookConfig(f store.HookFilter) (Where, bool) {
+	var w Where
+	if f.Tool != "" {
+		w.Add("ai_tool = ?", string(f.Tool))
+	}
+	if f.Project != "" {
+		w.Add("(ai_project = ? OR ai_project IS NULL)", f.Project)
+	}
+	if f.Host != "" {
+		w.Add("hostname = ?", f.Host)
+	}
+	if !f.Since.IsZero() {
+		w.Add("COALESCE(last_seen, timestamp) >= ?", cortex.FormatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.Add("timestamp < ?", cortex.FormatTime(f.Until))
+	}
+	if f.EvidenceKind == "" {
+		w.Add("evidence_kind IN (?, ?)", cortex.EvidenceConfig, cortex.EvidenceTrust)
+	} else {
+		w.Add("evidence_kind = ?", f.EvidenceKind)
+	}
+	return w, HookSubject(f, &w)
+}
+
+// SessionsBetween is the condition of a SessionFilter on ai_sessions.
+func SessionsBetween(f store.SessionFilter) Where {
+	var w Where
+	w.Add("ai_tool = ?", string(f.Tool))
+	w.Add("hostname = ?", f.Host)
+	w.Add("last_seen > ?", cortex.FormatTime(f.After))
+	w.Add("last_seen < ?", cortex.FormatTime(f.Before))
+	w.Add("first_seen > ?", cortex.FormatTime(f.After))
+	if f.Project != "" {
+		w.Add("ai_project = ?", f.Project)
+	}
+	if f.Session != "" {
+		w.Add("ai_session_id = ?", f.Session)
+	}
+	if !f.Since.IsZero() {
+		w.Add("last_seen >= ?", cortex.FormatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		w.Add("first_seen < ?", cortex.FormatTime(f.Until))
+	}
+	return w
+}
+
+// Logs is the condition of a non-AI log listing (ai_tool IS NULL is the
+// caller's).
+func Logs(p store.LogParams) (Where, error) {
+	var w Where
+	if p.Host != "" {
+		w.Add("hostname = ?", p.Host)
+	}
+	if p.App != "" {
+		w.Add("app_name = ?", p.App)
+	}
+	if p.Severity != "" {
+		var sevs []string
+		for _, s := range cortex.Severities() {
+			if s.AtLeast(p.Severity) {
+				sevs = append(sevs, string(s))
+			}
+		}
+		if len(sevs) == 0 {
+			return w, cortex.Errorf(cortex.CodeInvalid, "unknown severity %q", p.Severity)
+		}
+		w.In("severity", sevs)
+	}
+	if p.Source != "" {
+		w.Add("source >= ? AND source < ?", p.Source, p.Source+"\U0010FFFF")
+	}
+	if !p.Since.IsZero() {
+		w.Add("timestamp >= ?", cortex.FormatTime(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.Add("timestamp < ?", cortex.FormatTime(p.Until))
+	}
+	return w, nil
+}
