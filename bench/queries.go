@@ -104,6 +104,22 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 			r, err := s.AbuseMatches(ctx, cortex.AbuseParams{Before: 2, After: 2})
 			return fmt.Sprintf("%d matches", len(r.Matches)), err
 		}},
+		{"sessions", "cortex sessions", func() (string, error) {
+			r, err := s.Sessions(ctx, cortex.SessionParams{Limit: 50})
+			return fmt.Sprintf("%d sessions", r.Total), err
+		}},
+		{"search", "cortex search error", func() (string, error) {
+			r, err := s.Search(ctx, cortex.SearchParams{Query: "error", Limit: 20})
+			return fmt.Sprintf("%d hits", r.Total), err
+		}},
+		{"search-phrase", `cortex search "permission denied" --since 30d`, func() (string, error) {
+			r, err := s.Search(ctx, cortex.SearchParams{Query: `"permission denied"`, Since: since, Limit: 20})
+			return fmt.Sprintf("%d hits", r.Total), err
+		}},
+		{"status", "cortex status", func() (string, error) {
+			r, err := s.Status(ctx)
+			return fmt.Sprintf("%d rows", r.Rows), err
+		}},
 	}
 	for _, q := range queries {
 		result, err := q.run() // warm-up

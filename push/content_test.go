@@ -39,6 +39,9 @@ func count(t *testing.T, url, q string) int64 {
 // timestamps do, and the incidents that need no text are there. Raising the
 // level sends every row again with its text.
 func TestPushContentLevels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pushes the real corpus three times")
+	}
 	url := testpg.URL(t)
 	ctx := context.Background()
 	local, _ := teststore.Indexed(t, testcorpus.Real(t))

@@ -130,6 +130,9 @@ func firstDiff(a, b string) string {
 // session and row viewers, status, dry-run assessments and their audit —
 // expecting identical answers (row ids mapped to the pushing store's).
 func TestParityRealCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compares hundreds of answers on the real corpus")
+	}
 	url := testpg.URL(t)
 	ctx := context.Background()
 	local, _ := teststore.Indexed(t, testcorpus.Real(t))

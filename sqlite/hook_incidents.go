@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"slices"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -267,11 +266,6 @@ func (db *DB) HookUsage(ctx context.Context, f HookFilter) (HookUsage, error) {
 	if err != nil {
 		return u, err
 	}
-	u.ConfigRows = int64(len(rows))
-	for _, r := range rows {
-		if len(u.Sources) < 5 && r.Source != "" && !slices.Contains(u.Sources, r.Source) {
-			u.Sources = append(u.Sources, r.Source)
-		}
-	}
+	u.AddConfig(rows)
 	return u, nil
 }

@@ -9,6 +9,7 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -278,6 +279,17 @@ type HookUsage struct {
 	ConfigRows int64
 	// Sources are the configuration sources (at most 5).
 	Sources []string
+}
+
+// AddConfig counts configuration rows (of HookConfigRows) into u, with
+// their first five sources.
+func (u *HookUsage) AddConfig(rows []HookCandidate) {
+	u.ConfigRows = int64(len(rows))
+	for _, r := range rows {
+		if len(u.Sources) < 5 && r.Source != "" && !slices.Contains(u.Sources, r.Source) {
+			u.Sources = append(u.Sources, r.Source)
+		}
+	}
 }
 
 // TranscriptEvents are the events of a span of a session.
