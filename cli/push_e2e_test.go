@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net/http"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -262,5 +264,44 @@ func TestPushConcurrentHosts(t *testing.T) {
 		if s.Host != "laptop-b" {
 			t.Errorf("--host laptop-b listed a session of %s", s.Host)
 		}
+	}
+
+	// cortex serve --store: REST routes, MCP and the dashboard over both
+	// laptops, with the host filter.
+	srv := newEnv(t)
+	srv.vars = append(srv.vars, "CORTEX_STORE="+url, "CORTEX_READ_TOKEN=read-tok", "CORTEX_ADMIN_TOKEN=admin-tok")
+	base := startServe(t, srv)
+	var st struct {
+		Rows     int64 `json:"rows"`
+		Sessions int64 `json:"sessions"`
+	}
+	if code := getJSON(t, base+"/api/status", "read-tok", &st); code != 200 || st.Rows == 0 {
+		t.Fatalf("status on the team store: %d %+v", code, st)
+	}
+	var incs struct {
+		Incidents []struct {
+			Host string `json:"hostname"`
+		} `json:"incidents"`
+	}
+	for _, host := range []string{"laptop-a", "laptop-b"} {
+		if code := getJSON(t, base+"/api/ai/friction-incidents?limit=100&host="+host, "read-tok", &incs); code != 200 {
+			t.Fatalf("friction incidents of %s: %d", host, code)
+		}
+		for _, inc := range incs.Incidents {
+			if inc.Host != host {
+				t.Errorf("host=%s listed an incident of %s", host, inc.Host)
+			}
+		}
+	}
+	req, _ := http.NewRequest("GET", base+"/incidents?host=laptop-a", nil)
+	req.Header.Set("Authorization", "Bearer read-tok")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(page), `name="host" value="laptop-a"`) {
+		t.Errorf("dashboard incidents page on the team store: %d", res.StatusCode)
 	}
 }

@@ -156,7 +156,7 @@ func (p *pusher) run() error {
 		total := max(0, upTo[t.Name]-after)
 		var sent int64
 		for {
-			rows, err := p.local.ExportRows(ctx, t, after, upTo[t.Name], p.opts.BatchRows)
+			rows, err := p.local.ExportRows(ctx, t, after, upTo[t.Name], p.opts.BatchRows, p.skip(t)...)
 			if err != nil {
 				return err
 			}
@@ -279,7 +279,7 @@ func (p *pusher) changes(b *postgres.Batch, changes []store.Change) error {
 		if len(ids) == 0 {
 			continue
 		}
-		rows, err := p.local.ExportRowsByID(p.ctx, t, ids)
+		rows, err := p.local.ExportRowsByID(p.ctx, t, ids, p.skip(t)...)
 		if err != nil {
 			return err
 		}
@@ -324,6 +324,14 @@ func (p *pusher) sessions(t store.Table, rows [][]any) ([][]any, error) {
 		return nil, nil
 	}
 	return p.local.ExportSessions(p.ctx, keys)
+}
+
+// skip lists the columns of t the content level does not send (not read).
+func (p *pusher) skip(t store.Table) []string {
+	if p.opts.Content != store.ContentFull && t.Raw != "" {
+		return []string{t.Raw}
+	}
+	return nil
 }
 
 // strip applies the content level to rows of t (in place).

@@ -47,14 +47,26 @@ func scanAny(rows *sql.Rows, n int) ([][]any, error) {
 	return out, rows.Err()
 }
 
+// exportColumns lists t's columns, NULL for those in skip.
+func exportColumns(t store.Table, skip []string) string {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = c
+		if slices.Contains(skip, c) {
+			cols[i] = "NULL"
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
 // ExportRows returns at most limit rows of t with id > afterID and id <=
 // upTo, in id order, each as its columns' values (int64, float64, string,
-// []byte or nil).
-func (db *DB) ExportRows(ctx context.Context, t store.Table, afterID, upTo int64, limit int) ([][]any, error) {
+// []byte or nil; NULL for the columns in skip, which are not read).
+func (db *DB) ExportRows(ctx context.Context, t store.Table, afterID, upTo int64, limit int, skip ...string) ([][]any, error) {
 	if err := pushTable(t); err != nil {
 		return nil, err
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+strings.Join(t.Columns, ", ")+` FROM `+t.Name+
+	rows, err := db.r.QueryContext(ctx, `SELECT `+exportColumns(t, skip)+` FROM `+t.Name+
 		` WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`, afterID, upTo, limit)
 	if err != nil {
 		return nil, queryFailed(err, t.Name)
@@ -68,15 +80,15 @@ func (db *DB) ExportRows(ctx context.Context, t store.Table, afterID, upTo int64
 }
 
 // ExportRowsByID returns the rows of t with the given ids (unknown ids are
-// skipped), in id order.
-func (db *DB) ExportRowsByID(ctx context.Context, t store.Table, ids []int64) ([][]any, error) {
+// skipped), in id order (NULL for the columns in skip).
+func (db *DB) ExportRowsByID(ctx context.Context, t store.Table, ids []int64, skip ...string) ([][]any, error) {
 	if err := pushTable(t); err != nil {
 		return nil, err
 	}
 	var out [][]any
 	for len(ids) > 0 {
 		n := min(len(ids), idChunk)
-		rows, err := db.r.QueryContext(ctx, `SELECT `+strings.Join(t.Columns, ", ")+` FROM `+t.Name+
+		rows, err := db.r.QueryContext(ctx, `SELECT `+exportColumns(t, skip)+` FROM `+t.Name+
 			` WHERE id IN (`+marks(n)+`) ORDER BY id`, idArgs(ids[:n])...)
 		if err != nil {
 			return nil, queryFailed(err, t.Name)
