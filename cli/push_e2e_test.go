@@ -305,3 +305,31 @@ func TestPushConcurrentHosts(t *testing.T) {
 		t.Errorf("dashboard incidents page on the team store: %d", res.StatusCode)
 	}
 }
+
+// Misused team-store flags fail with a usage error before any connection.
+func TestPushAndStoreErrors(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"push"}, 2, "no team store"},
+		{[]string{"push", "--url", "mysql://x/y"}, 2, "postgres://"},
+		{[]string{"push", "--url", "postgres://h/db", "--content", "some"}, 2, "full, redacted or none"},
+		{[]string{"push", "--watch", "--interval", "0s"}, 2, "--interval"},
+		{[]string{"--store", "/tmp/x.db", "status"}, 2, "postgres:// URL"},
+		{[]string{"--store", "postgres://h/db", "index"}, 2, "cortex push"},
+		{[]string{"--store", "postgres://h/db", "watch"}, 2, "cortex push"},
+		{[]string{"--store", "postgres://h/db", "push"}, 2, "cortex push"},
+		{[]string{"--store", "postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=2", "status"}, 7, "cannot connect"},
+	} {
+		out, errOut, code := e.run(c.args...)
+		if code != c.code || !strings.Contains(out+errOut, c.msg) {
+			t.Errorf("cortex %s: exit %d (want %d)\n%s%s", strings.Join(c.args, " "), code, c.code, out, errOut)
+		}
+		if strings.Contains(out+errOut, "s3cret") {
+			t.Errorf("cortex %s printed the password", strings.Join(c.args, " "))
+		}
+	}
+}
