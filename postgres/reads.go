@@ -83,28 +83,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	}
 	q := tsQuery(parsed)
 	res.FTSQuery = q
-	var w where
-	if p.Tool != "" {
-		w.Add("l.ai_tool = ?", string(p.Tool))
-	}
-	if p.Project != "" {
-		w.Add("l.ai_project = ?", p.Project)
-	}
-	if p.Session != "" {
-		w.Add("l.ai_session_id = ?", p.Session)
-	}
-	if p.Host != "" {
-		w.Add("l.hostname = ?", p.Host)
-	}
-	if p.Role != "" {
-		w.Add("l.ai_role = ?", string(p.Role))
-	}
-	if !p.Since.IsZero() {
-		w.Add("l.timestamp >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.Add("l.timestamp < ?", cortex.FormatTime(p.Until))
-	}
+	w := sqlpart.Search(p, "l.")
 	order := ` ORDER BY l.timestamp DESC, l.id DESC`
 	if p.Rank {
 		order = ` ORDER BY ts_rank_cd(l.fts, ?::tsquery) DESC, l.id DESC`
@@ -151,22 +130,7 @@ func scanSession(rows pgx.Rows) (cortex.Session, error) {
 // be clamped.
 func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
 	out := cortex.SessionList{Sessions: []cortex.Session{}}
-	var w where
-	if p.Tool != "" {
-		w.Add("ai_tool = ?", string(p.Tool))
-	}
-	if p.Project != "" {
-		w.Add("ai_project = ?", p.Project)
-	}
-	if p.Host != "" {
-		w.Add("hostname = ?", p.Host)
-	}
-	if !p.Since.IsZero() {
-		w.Add("last_seen >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.Add("first_seen < ?", cortex.FormatTime(p.Until))
-	}
+	w := sqlpart.Sessions(p)
 	rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE true`+w.SQL()+
 		` ORDER BY last_seen DESC, ai_session_id, ai_tool, hostname, store_no LIMIT ?`, append(w.Args, p.Limit+1)...)
 	all, err := collect(rows, err, "sessions", scanSession)

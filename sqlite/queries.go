@@ -44,28 +44,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 		return res, err
 	}
 	res.FTSQuery = q
-	var w where
-	if p.Tool != "" {
-		w.add("l.ai_tool = ?", string(p.Tool))
-	}
-	if p.Project != "" {
-		w.add("l.ai_project = ?", p.Project)
-	}
-	if p.Session != "" {
-		w.add("l.ai_session_id = ?", p.Session)
-	}
-	if p.Host != "" {
-		w.add("l.hostname = ?", p.Host)
-	}
-	if p.Role != "" {
-		w.add("l.ai_role = ?", string(p.Role))
-	}
-	if !p.Since.IsZero() {
-		w.add("l.timestamp >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("l.timestamp < ?", cortex.FormatTime(p.Until))
-	}
+	w := part(sqlpart.Search(p, "l."))
 	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
 		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0), l.message`
@@ -130,22 +109,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 // be clamped.
 func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
 	out := cortex.SessionList{Sessions: []cortex.Session{}}
-	var w where
-	if p.Tool != "" {
-		w.add("ai_tool = ?", string(p.Tool))
-	}
-	if p.Project != "" {
-		w.add("ai_project = ?", p.Project)
-	}
-	if p.Host != "" {
-		w.add("hostname = ?", p.Host)
-	}
-	if !p.Since.IsZero() {
-		w.add("last_seen >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("first_seen < ?", cortex.FormatTime(p.Until))
-	}
+	w := part(sqlpart.Sessions(p))
 	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+` ORDER BY last_seen DESC, ai_session_id LIMIT ?`, append(w.args, p.Limit+1)...)
 	if err != nil {
 		return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions: %v", err)

@@ -199,3 +199,28 @@ func Logs(p store.LogParams) (Where, error) {
 	}
 	return w, nil
 }
+
+// Search is the condition of a full-text search's filters, on logs
+// columns named with prefix (the match itself is the store's).
+func Search(p cortex.SearchParams, prefix string) Where {
+	var w Where
+	w.scope(p.Tool, p.Project, p.Session, p.Host, prefix, p.Since, p.Until)
+	if p.Role != "" {
+		w.Add(prefix+"ai_role = ?", string(p.Role))
+	}
+	return w
+}
+
+// Sessions is the condition of a session listing on ai_sessions: active
+// since Since (last seen), started before Until (first seen).
+func Sessions(p cortex.SessionParams) Where {
+	var w Where
+	w.scope(p.Tool, p.Project, "", p.Host, "", time.Time{}, time.Time{})
+	if !p.Since.IsZero() {
+		w.Add("last_seen >= ?", cortex.FormatTime(p.Since))
+	}
+	if !p.Until.IsZero() {
+		w.Add("first_seen < ?", cortex.FormatTime(p.Until))
+	}
+	return w
+}
