@@ -163,6 +163,11 @@ type UserEvent struct {
 	// promptSource), "queued", or empty when the format does not say.
 	Source string
 	Meta   map[string]string
+	// Voice is what Text says as package voice read it (its encoded
+	// reading, "" when it says nothing), VoiceVersion the version of the
+	// rules that read it (0: not read).
+	Voice        string
+	VoiceVersion int
 }
 
 // Events are the normalized events of one transcript record.

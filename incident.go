@@ -269,6 +269,9 @@ type Finding struct {
 	// carry the evidence.
 	MCPEventIDs []int64 `json:"mcp_event_ids,omitempty"`
 	Hint        string  `json:"prevention_hint"`
+	// HintValues are the values the hint names ({command}, {program},
+	// {dep}, {code}, {value}, {verb}): safe words only.
+	HintValues map[string]string `json:"hint_values,omitempty"`
 	// Why says which phrases or signals matched.
 	Why string `json:"why,omitempty"`
 	// Cause is the line of evidence that shows the cause (a tool's error
@@ -407,7 +410,14 @@ type Investigation struct {
 	Usage                    []SkillSummary `json:"usage,omitempty"`
 	WindowMinutes            int            `json:"window_minutes"`
 	CorrelationWindowMinutes int            `json:"correlation_window_minutes"`
+	// Report is the investigation as a Markdown report (format=md); the
+	// evidence bundles are then left out of the answer.
+	Report string `json:"report,omitempty"`
 }
+
+// MarkdownReport returns the Markdown report of the answer ("" unless
+// asked for).
+func (inv Investigation) MarkdownReport() string { return inv.Report }
 
 // AbuseParams select abuse-term matches with their session context.
 type AbuseParams struct {
@@ -444,4 +454,78 @@ type AbuseMatches struct {
 	CandidateWindowTruncated bool         `json:"candidate_window_truncated"`
 	Truncated                bool         `json:"truncated"`
 	LimitClampedTo           int          `json:"limit_clamped_to,omitempty"`
+}
+
+// CalibrationParams select the sessions a signal calibration reads.
+type CalibrationParams struct {
+	Tool    Tool
+	Project string
+	Host    string
+	Since   time.Time
+	Until   time.Time
+}
+
+// SignalCalibration is the tool's own check of its signals: for every
+// signal of every lens, how often the sessions carrying it end badly
+// against the sessions without it.
+type SignalCalibration struct {
+	// BadEnd says what a bad end is (see the docs).
+	BadEnd string `json:"bad_end"`
+	// Sessions counts the sessions judged (those with the user's acts in
+	// scope); BadEndSessions how many of them ended badly.
+	Sessions       int     `json:"sessions"`
+	BadEndSessions int     `json:"bad_end_sessions"`
+	BaseRate       float64 `json:"base_rate"`
+	// MinSessions is the fewest sessions carrying a signal for a verdict.
+	MinSessions int          `json:"min_sessions"`
+	Signals     []SignalStat `json:"signals"`
+	// Truncated says a scan was cut (the user acts or a lens's candidates):
+	// the figures cover the newest part of the scope.
+	Truncated bool `json:"truncated"`
+	// Labelled is set when a labelled corpus was compared (CLI only).
+	Labelled *LabelledSummary `json:"labelled,omitempty"`
+}
+
+// SignalStat is one signal's calibration.
+type SignalStat struct {
+	Lens   string `json:"lens"`
+	Signal string `json:"signal"`
+	// Sessions carrying the signal (in an incident of its lens), Judged of
+	// them with the user's acts, BadEnd of those ending badly.
+	Sessions int `json:"sessions"`
+	Judged   int `json:"judged"`
+	BadEnd   int `json:"bad_end"`
+	// Rate and RateWithout are the bad-end rates of the sessions with and
+	// without the signal; Lift their ratio, each rate smoothed by adding
+	// half a bad end and one session, so that a zero never divides.
+	Rate        float64 `json:"bad_end_rate"`
+	RateWithout float64 `json:"bad_end_rate_without"`
+	Lift        float64 `json:"lift"`
+	// Verdict: separates, does_not_separate, inverse, too_few_sessions or
+	// never_fired.
+	Verdict string `json:"verdict"`
+	// Labelled are its hits on a labelled corpus (when compared).
+	Labelled *LabelledHits `json:"labelled,omitempty"`
+}
+
+// LabelledHits count one signal against a labelled corpus's expectations.
+type LabelledHits struct {
+	// Expected: cases listing the signal; Found of them where it fired on
+	// the case's subject, Missed where it did not.
+	Expected int `json:"expected"`
+	Found    int `json:"found"`
+	Missed   int `json:"missed"`
+	// FalsePositives: cases expecting no incident where it fired; Extra:
+	// incident cases where it fired without being listed.
+	FalsePositives int `json:"false_positives"`
+	Extra          int `json:"extra"`
+}
+
+// LabelledSummary sums a labelled comparison.
+type LabelledSummary struct {
+	Dir   string `json:"dir"`
+	Cases int    `json:"cases"`
+	// Passed counts the cases whose incident expectation held (an incident
+	// found or not, as expected).
+	Passed int `json:"passed"`
 }

@@ -65,6 +65,11 @@ type Invocation struct {
 	Metadata map[string]any `json:"metadata,omitempty"`
 	Hostname string         `json:"hostname"`
 	PID      int            `json:"pid"`
+	// ProviderPID is the process group of the provider's process (a CLI),
+	// ProviderDir the temporary folder holding its copied credentials;
+	// both are set once the provider started.
+	ProviderPID int    `json:"provider_pid,omitempty"`
+	ProviderDir string `json:"-"`
 }
 
 // InvocationFinish completes an audited invocation.

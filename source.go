@@ -18,6 +18,14 @@ type Source struct {
 	// rewritten under us.
 	PrefixHash string
 	AnchorHash string
+	// HeadHash is the SHA-256 of the first KiB (the whole file when
+	// shorter): the file's content identity, which follows it when it is
+	// moved or renamed.
+	HeadHash string
+	// MovedFrom, set on a batch's source, is the path the file had when
+	// it was last read: the store moves the source (and its rows) to
+	// Path.
+	MovedFrom string
 	// Offset is the byte offset up to which records are stored; Line the
 	// number of lines before it.
 	Offset int64

@@ -67,10 +67,13 @@ type Action struct {
 	Method string
 	Path   string
 	// CLI is the equivalent command line (documentation).
-	CLI    string
-	params reflect.Type
-	schema *jsonschema.Schema
-	run    func(ctx context.Context, s *Service, c Caller, p any) (any, error)
+	CLI string
+	// Destructive actions delete stored data (a write action that is not
+	// destructive only adds or rewrites).
+	Destructive bool
+	params      reflect.Type
+	schema      *jsonschema.Schema
+	run         func(ctx context.Context, s *Service, c Caller, p any) (any, error)
 }
 
 // define declares an action whose parameters are P (a struct with json
@@ -85,6 +88,12 @@ func define[P any, R any](name string, scope Scope, cost Cost, method, path, cli
 	return Action{Name: name, Description: desc, Scope: scope, Cost: cost, Method: method, Path: path, CLI: cli,
 		params: reflect.TypeFor[P](), schema: schema,
 		run: func(ctx context.Context, s *Service, c Caller, p any) (any, error) { return run(ctx, s, c, p.(*P)) }}
+}
+
+// destructive marks an action as deleting stored data.
+func destructive(a Action) Action {
+	a.Destructive = true
+	return a
 }
 
 // Schema returns the JSON schema of the action's parameters (a copy).

@@ -26,9 +26,13 @@ type Service struct {
 	Logger *slog.Logger
 	// Host names this machine in locks and audit lines ("" = hostname).
 	Host string
+	// Home is the home folder searched for skills' SKILL.md files ("" =
+	// the user's).
+	Home string
 
 	runner      *llm.Runner
 	newProvider ProviderFactory
+	llmConfig   llm.Config
 
 	codecOnce sync.Once
 	rawCodec  *rawcodec.Codec

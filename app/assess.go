@@ -29,10 +29,29 @@ func (s *Service) EnableLLM(ctx context.Context, cfg llm.Config, newProvider Pro
 		return err
 	}
 	if newProvider == nil {
-		newProvider = GeminiProvider(cfg.Gemini)
+		newProvider = ConfiguredProvider(cfg)
 	}
-	s.runner, s.newProvider = r, newProvider
+	s.runner, s.newProvider, s.llmConfig = r, newProvider, cfg
 	return nil
+}
+
+// ConfiguredProvider builds the providers [llm] provider names (gemini,
+// claude, codex or openai).
+func ConfiguredProvider(cfg llm.Config) ProviderFactory {
+	return func(model string) (llm.Provider, error) { return llm.NewProvider(cfg, cfg.Provider, model) }
+}
+
+// providerFor returns the provider of an LLM action: the one its
+// [llm.actions.<name>] section chooses, else the service's; model (when
+// not "") replaces the action's or provider's model.
+func (s *Service) providerFor(action, model string) (llm.Provider, error) {
+	if model == "" {
+		model = s.llmConfig.ModelFor(action)
+	}
+	if a, ok := s.llmConfig.Actions[action]; ok && a.Provider != "" {
+		return llm.NewProvider(s.llmConfig, a.Provider, model)
+	}
+	return s.newProvider(model)
 }
 
 // GeminiProvider builds Gemini CLI providers from cfg.
@@ -51,10 +70,10 @@ func GeminiProvider(cfg llm.GeminiConfig) ProviderFactory {
 // local CLI never reach the LLM (they get the dry run).
 func (s *Service) Assess(ctx context.Context, target string, p assess.Params) (assess.Result, error) {
 	a := &assess.Assessor{Investigator: s, Rows: s.DB, Runner: s.runner, Available: lensAvailable}
-	if s.newProvider != nil {
-		a.Provider = s.newProvider
+	if t, ok := assess.Targets()[target]; ok && s.newProvider != nil {
+		a.Provider = func(model string) (llm.Provider, error) { return s.providerFor(t.Action, model) }
 	}
-	if s.runner == nil && !p.NoLLM {
+	if s.runner == nil && !p.NoLLM && !p.PrintPrompt {
 		return assess.Result{}, cortex.Errorf(cortex.CodeUnavailable, "this Cortex process has no LLM runner; use --no-llm")
 	}
 	return a.Assess(ctx, target, p)

@@ -21,7 +21,6 @@ type Store interface {
 
 	Status(ctx context.Context) (cortex.Status, error)
 	Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchResult, error)
-	Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error)
 	FindSessions(ctx context.Context, id string, tool cortex.Tool, host string) ([]cortex.Session, error)
 	TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cortex.TranscriptPage, error)
 	SessionEvents(ctx context.Context, s store.SessionScope, from, to time.Time) (store.TranscriptEvents, error)
@@ -31,6 +30,14 @@ type Store interface {
 	HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.EventList[cortex.HookEventRow], error)
 	Invocations(ctx context.Context, p cortex.InvocationParams) (cortex.InvocationList, error)
 	Logs(ctx context.Context, p store.LogParams) (store.LogList, error)
+
+	// The skill lifecycle's reads: which body version each load showed,
+	// a skill's loads with a body, the bodies, and the prompt a run
+	// answered.
+	SkillEventBodies(ctx context.Context, ids []int64) (map[int64]string, error)
+	SkillLoads(ctx context.Context, names []string, limit int) ([]store.SkillLoad, error)
+	SkillBodies(ctx context.Context, shas []string, withText bool) (map[string]store.SkillBody, error)
+	LastPrompt(ctx context.Context, s store.SessionScope, t time.Time) (store.UserAct, bool, error)
 }
 
 // local returns the store as the laptop's SQLite store, for the actions

@@ -37,6 +37,12 @@ type Params struct {
 	// audits a dry run and returns its size and preview.
 	NoLLM  bool
 	DryRun bool
+	// Unaudited makes a dry run write nothing (no audit row): the
+	// read-only surfaces' preview.
+	Unaudited bool
+	// PrintPrompt returns each whole prompt (Assessment.Prompt) and runs
+	// no model (like NoLLM).
+	PrintPrompt bool
 	// Model overrides the provider's configured model.
 	Model string
 	// Stream receives the assessment Markdown as it arrives (may be nil).
@@ -58,6 +64,8 @@ type Assessment struct {
 	OutputTruncated bool   `json:"output_truncated,omitempty"`
 	PromptBytes     int    `json:"prompt_bytes"`
 	EvidenceBytes   int    `json:"evidence_bytes"`
+	// Prompt is the whole prompt (PrintPrompt).
+	Prompt string `json:"prompt,omitempty"`
 	// PromptPreview is the start of the prompt (dry runs).
 	PromptPreview          string `json:"prompt_preview,omitempty"`
 	WouldExceedPromptLimit bool   `json:"would_exceed_prompt_limit,omitempty"`
@@ -82,7 +90,13 @@ type Result struct {
 	SuggestedFilters []string                 `json:"suggested_filters"`
 	// Matched says what an MCP target or hook name resolved to.
 	Matched string `json:"matched,omitempty"`
+	// Report is the assessment as a Markdown report (format=md).
+	Report string `json:"report,omitempty"`
 }
+
+// MarkdownReport returns the Markdown report of the answer ("" unless
+// asked for).
+func (r Result) MarkdownReport() string { return r.Report }
 
 // Investigator builds evidence bundles (the app service).
 type Investigator interface {
@@ -117,7 +131,7 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 	}
 	mode := ModeLLM
 	switch {
-	case p.NoLLM:
+	case p.NoLLM || p.PrintPrompt:
 		mode = ModeNoLLM
 	case p.DryRun || (p.Surface != "" && p.Surface != cortex.SurfaceCLI):
 		mode = ModeDryRun
@@ -153,6 +167,8 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 		ev := Evidence{Bundle: b}
 		if t.Lens == cortex.LensSkill {
 			ev.SkillDocument = a.skillDocument(ctx, b)
+			// The document is sent once, as skill_document.
+			ev.Bundle.Skill = nil
 		}
 		if len(inv.Bundles) == 1 {
 			ev.OtherMatching = inv.OtherMatching
@@ -162,6 +178,9 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 			return res, err
 		}
 		as.PromptBytes, as.EvidenceBytes = len(prompt), evBytes
+		if p.PrintPrompt {
+			as.Prompt = prompt
+		}
 		switch {
 		case mode == ModeNoLLM:
 		case stop != nil:
@@ -171,8 +190,10 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 				Project: b.Incident.Project, Session: b.Incident.SessionID, Prompt: prompt,
 				Evidence: counts(inv, b, evBytes), Metadata: tags(b.Incident)}
 			if mode == ModeDryRun {
-				dr, err := a.Runner.DryRun(ctx, spec, provider)
-				if err != nil {
+				var dr llm.DryRunResult
+				if p.Unaudited {
+					dr = a.Runner.Preview(spec)
+				} else if dr, err = a.Runner.DryRun(ctx, spec, provider); err != nil {
 					return res, err
 				}
 				as.InvocationID, as.PromptPreview, as.WouldExceedPromptLimit = dr.InvocationID, dr.PromptPreview, dr.WouldExceedPromptLimit
@@ -222,10 +243,18 @@ func tags(inc cortex.Incident) map[string]any {
 	return m
 }
 
-// skillDocument finds the skill's own text among the bundle's skill
-// events: an injected Claude skill body or slash-command body, or a Codex
-// <skill> block.
+// skillDocument returns the skill's own text: the document the run
+// loaded as the bundle carries it (a Claude skill or command body, a Codex
+// skill block or SKILL.md read), else an injected body or block among the
+// bundle's skill events.
 func (a *Assessor) skillDocument(ctx context.Context, b cortex.Bundle) *SkillDocument {
+	if d := b.Skill; d != nil && d.Text != "" {
+		doc := &SkillDocument{Path: d.Path, Content: d.Text, SourceLogID: d.LogID, AsPrinted: d.AsPrinted, Truncated: d.Truncated}
+		if len(doc.Content) > maxSkillDocument {
+			doc.Content, doc.Truncated = cortex.CutUTF8(doc.Content, maxSkillDocument), true
+		}
+		return doc
+	}
 	if a.Rows == nil {
 		return nil
 	}

@@ -19,6 +19,9 @@ type QueryOptions struct {
 	Skill string
 	// Now anchors "the last 30 days".
 	Now time.Time
+	// Only, when set, names the queries to run (by name: skill-incidents,
+	// friction-investigate, …).
+	Only []string
 }
 
 // QueryTiming is the latency distribution of one query.
@@ -68,10 +71,7 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 		}
 		skill = list.Incidents[0].SkillName
 	}
-	queries := []struct {
-		name, command string
-		run           func() (string, error)
-	}{
+	queries := []query{
 		{"skill-incidents", "cortex ai skill-incidents --since 30d", func() (string, error) {
 			r, err := s.Incidents(ctx, cortex.LensSkill, cortex.IncidentParams{Since: since})
 			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
@@ -121,7 +121,15 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 			return fmt.Sprintf("%d rows", r.Rows), err
 		}},
 	}
+	for _, name := range o.Only {
+		if !slices.ContainsFunc(queries, func(q query) bool { return q.name == name }) {
+			return rep, cortex.Errorf(cortex.CodeInvalid, "unknown query %q", name)
+		}
+	}
 	for _, q := range queries {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, q.name) {
+			continue
+		}
 		result, err := q.run() // warm-up
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", q.name, err)
@@ -139,6 +147,12 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 			P50MS: percentile(d, 50), P95MS: percentile(d, 95), MaxMS: d[len(d)-1], Result: result})
 	}
 	return rep, nil
+}
+
+// query is one timed query.
+type query struct {
+	name, command string
+	run           func() (string, error)
 }
 
 // percentile returns the p-th percentile of sorted values (nearest rank).

@@ -28,6 +28,12 @@ var cliName = map[string]map[string]string{
 	"skills_backfill":   {"kinds": ""},
 	"session_show":      {"session": "", "row": "row"},
 	"row_show":          {"id": ""},
+	"redact_rescan":     {},
+	"skill_versions":    {"skill": ""},
+	"skill_health":      {"skill": ""},
+	"skill_compare":     {"skill": ""},
+	"skill_propose":     {"skill": ""},
+	"skill_evals":       {"skill": ""},
 }
 
 // TestEveryActionHasACommandWithItsParameters keeps the CLI in step with

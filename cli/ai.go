@@ -11,6 +11,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/ingest"
 )
 
 // NewCmdAI builds `cortex ai`: the AI-transcript analysis commands.
@@ -33,6 +34,8 @@ investigate builds bounded evidence bundles with deterministic findings.`,
   cortex ai backfill --all --dry-run
   cortex ai skill-incidents --since 30d
   cortex ai skill-investigate lavra:lavra-plan
+  cortex ai skill-health
+  cortex ai skill-compare verify
   cortex ai abuse --since 7d
   cortex ai mcp-investigate labby
   cortex ai hook-incidents PostToolUse:Bash`,
@@ -56,8 +59,10 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAIInvestigate(f, cortex.LensHook, nil),
 		newCmdAIAssessAlias(f, "skill", "skill-assess [SKILL]"),
 		newCmdAIAssessAlias(f, "abuse", "assess"),
+		NewCmdAISignals(f, nil),
 		NewCmdAILLMInvocations(f, nil),
 	)
+	cmd.AddCommand(newSkillLifecycleCmds(f)...)
 	return cmd
 }
 
@@ -373,7 +378,8 @@ func NewCmdAIBackfill(f *Factory, kinds []string, runF func(context.Context, *Ba
 		Long: fmt.Sprintf(`Rebuilds %s events from the records stored in the database (not from the
 transcript files), in keyset batches of 2000 rows with one short write transaction
 each. It is idempotent: running it again adds nothing. --dry-run writes nothing and
-reports what it would add. Only one backfill runs at a time.`, what),
+reports what it would add. Only one backfill runs at a time. Kind bodies recomputes
+the body version of every skill load (see docs/skills.md).`, what),
 		Example: "  cortex ai backfill --all --since 30d --dry-run\n  cortex ai skills backfill --limit 100000 --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -391,7 +397,7 @@ reports what it would add. Only one backfill runs at a time.`, what),
 	}
 	if len(kinds) == 0 {
 		cmd.Flags().BoolVar(&opts.All, "all", false, "all event kinds")
-		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks")
+		cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "event kinds: skills, mcp, hooks, users, bodies (skill versions)")
 	}
 	cmd.Flags().StringVar(&opts.Since, "since", "", "only rows at or after (30m, 7d, 2026-11-30, RFC 3339)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "scan at most this many rows (default: all)")
@@ -418,15 +424,10 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		return err
 	}
 	defer db.Close()
-	var progress func(scanned int64)
-	if f.IO.StderrTTY && !opts.JSON {
-		progress = func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\rscanned %d rows", n) }
-	}
+	progress, done := scanProgress(f, opts.JSON)
 	res, err := app.New(db).Backfill(ctx, app.BackfillParams{Kinds: opts.Kinds, Since: since, Limit: opts.Limit, AfterID: opts.AfterID,
 		DryRun: opts.DryRun, Hostname: cfg.Hostname, Holder: "cli", Progress: progress})
-	if progress != nil {
-		fmt.Fprintln(f.IO.ErrOut)
-	}
+	done()
 	if err != nil {
 		return err
 	}
@@ -438,8 +439,13 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		verb = "would add"
 	}
 	f.IO.Printf("Backfill of %s events: scanned %d rows\n", strings.Join(res.Kinds, ", "), res.Scanned)
-	f.IO.Printf("  %s %d skill, %d tool-call and %d hook events; %d already stored, %d merged into existing calls\n",
-		verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Duplicates, res.Events.Merged)
+	if !(len(res.Kinds) == 1 && res.Kinds[0] == ingest.KindBodies) {
+		f.IO.Printf("  %s %d skill, %d tool-call, %d hook and %d user events; %d already stored, %d merged into existing calls\n",
+			verb, res.Events.Skills, res.Events.Tools, res.Events.Hooks, res.Events.Users, res.Events.Duplicates, res.Events.Merged)
+	}
+	if b := res.SkillBodies; b != nil {
+		f.IO.Printf("  skill versions: %d loads looked at, %d showed a body\n", b.Loads, b.Bodies)
+	}
 	if res.ParseErrors > 0 {
 		f.IO.Printf("  %d rows could not be read (see --json for details)\n", res.ParseErrors)
 	}

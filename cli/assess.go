@@ -13,6 +13,7 @@ import (
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/assess"
 	"github.com/cortexhq/cortex/incident"
+	"github.com/cortexhq/cortex/report"
 )
 
 // AssessOptions are the flags of `cortex assess <target>`.
@@ -37,8 +38,11 @@ type AssessOptions struct {
 	Limit             int
 	NoLLM             bool
 	DryRun            bool
+	PrintPrompt       bool
 	Model             string
 	JSON              bool
+	// Format is the output: text, md or json.
+	Format string
 }
 
 // NewCmdAssess builds `cortex assess skill|abuse|mcp|hooks`.
@@ -48,7 +52,7 @@ func NewCmdAssess(f *Factory, runF func(context.Context, *AssessOptions) error) 
 		Short: "Assess incidents with deterministic findings and an optional local LLM",
 		Long: `Picks the best matching incident of a target (like investigate), prints its header and
 deterministic findings, then streams a Markdown assessment from the local LLM (the Gemini
-CLI by default) through Cortex's one guarded runner: kill switch, per-action enablement,
+CLI by default; claude -p, codex exec or an OpenAI-compatible endpoint by [llm] provider) through Cortex's one guarded runner: kill switch, per-action enablement,
 rate limits, circuit breaker, concurrency caps, timeout, byte caps. Every attempt —
 denials and dry runs included — is audited in llm_invocations
 (see cortex ai llm-invocations).
@@ -56,7 +60,8 @@ denials and dry runs included — is audited in llm_invocations
 Evidence is passed to the model as untrusted data; the model may not use tools or edit
 files: proposed skill-document changes come back as diffs in the Markdown.
 
---no-llm stops at the findings; --dry-run builds the prompt, audits a dry run and
+--no-llm stops at the findings; --print-prompt prints the whole prompt and runs nothing;
+--dry-run builds the prompt, audits a dry run and
 prints its size and a preview without calling any model.`,
 		Example: `  cortex assess skill lavra:lavra-plan --since 7d
   cortex assess skill --plugin lavra --no-llm --json
@@ -108,10 +113,12 @@ func newCmdAssessTarget(f *Factory, target string, runF func(context.Context, *A
 	fl.BoolVar(&opts.All, "all", false, fmt.Sprintf("assess every matching incident (up to %d; each is one LLM call, rate limits apply)", incident.MaxBundles))
 	fl.IntVar(&opts.Limit, "limit", 0, "incidents to assess (default 1)")
 	fl.BoolVar(&opts.NoLLM, "no-llm", false, "stop at the deterministic findings")
+	fl.BoolVar(&opts.PrintPrompt, "print-prompt", false, "print the whole prompt of each incident and run no model")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "build the prompt, audit a dry run, print its size and a preview; call no model")
 	fl.StringVar(&opts.Model, "model", "", "model to ask instead of [llm.gemini] model")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON (the assessment is not streamed)")
-	cmd.MarkFlagsMutuallyExclusive("no-llm", "dry-run")
+	formatFlag(cmd, &opts.Format)
+	cmd.MarkFlagsMutuallyExclusive("no-llm", "dry-run", "print-prompt")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
 			opts.Subject = args[0]
@@ -149,10 +156,16 @@ func (o *AssessOptions) params(f *Factory) (assess.Params, error) {
 		Target: target, MCPServer: o.Server, MCPTool: o.MCPTool, ToolName: o.ToolName, Hook: hook,
 		WindowMinutes: o.Window, IncidentID: o.IncidentID, Signals: o.Signals, MinScore: o.MinScore, Limit: limit}, All: o.All,
 		CorrelationWindowMinutes: o.CorrelationWindow, MaxBytes: o.MaxBytes}
-	return assess.Params{InvestigateParams: ip, Surface: cortex.SurfaceCLI, NoLLM: o.NoLLM, DryRun: o.DryRun, Model: o.Model}, nil
+	return assess.Params{InvestigateParams: ip, Surface: cortex.SurfaceCLI, NoLLM: o.NoLLM, DryRun: o.DryRun,
+		PrintPrompt: o.PrintPrompt, Model: o.Model}, nil
 }
 
 func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	opts.JSON = opts.JSON || opts.Format == "json"
+	md := opts.Format == "md"
 	p, err := opts.params(f)
 	if err != nil {
 		return err
@@ -168,12 +181,33 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 	}
 	defer closeStore()
 	s := f.NewService(db)
+	if opts.PrintPrompt {
+		res, err := s.Assess(ctx, opts.Target, p)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return f.IO.WriteJSON(res)
+		}
+		for i, a := range res.Assessments {
+			if i > 0 {
+				f.IO.Printf("\n")
+			}
+			f.IO.Printf("%s", Safe(a.Prompt))
+		}
+		return nil
+	}
 	if !opts.NoLLM {
 		if err := s.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
 			return err
 		}
 	}
-	if !opts.JSON {
+	if md {
+		p.BeforeLLM = func(a assess.Assessment) {
+			fmt.Fprintf(f.IO.ErrOut, "Asking the model about %s (the report follows when it has answered)…\n", OneLine(a.IncidentID, 80))
+		}
+	}
+	if !opts.JSON && !md {
 		stream := &safeWriter{w: f.IO.Out}
 		p.Stream = stream
 		p.BeforeLLM = func(a assess.Assessment) {
@@ -197,6 +231,12 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 		return err
 	}
 	if err != nil && len(res.Assessments) == 0 {
+		return err
+	}
+	if md {
+		if _, werr := io.WriteString(f.IO.Out, report.Assessment(res)); werr != nil {
+			return werr
+		}
 		return err
 	}
 	printAssessment(f, res)

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -139,15 +141,23 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 func newCmdBenchQueries(f *Factory) *cobra.Command {
 	var asJSON bool
 	var runs int
-	var skill string
+	var skill, cpuProfile string
+	var only []string
 	cmd := &cobra.Command{
 		Use:   "queries",
 		Short: "Time the incident queries on the database (p50/p95 over --runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if cpuProfile != "" {
+				stop, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			return withService(ctx, f, func(s *app.Service) error {
-				rep, err := bench.RunQueries(ctx, s, bench.QueryOptions{Runs: runs, Skill: skill, Now: f.Now()})
+				rep, err := bench.RunQueries(ctx, s, bench.QueryOptions{Runs: runs, Skill: skill, Now: f.Now(), Only: only})
 				if err != nil {
 					return err
 				}
@@ -167,7 +177,22 @@ func newCmdBenchQueries(f *Factory) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().IntVar(&runs, "runs", 10, "timed runs per query")
 	cmd.Flags().StringVar(&skill, "skill", "", "skill to investigate (default: the skill of the top incident of the last 30 days)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "only these queries (skill-incidents, skill-investigate, friction-incidents, friction-investigate, mcp-incidents, hook-incidents, incidents, abuse)")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (read it with go tool pprof)")
 	return cmd
+}
+
+// startCPUProfile starts a CPU profile into path; stop ends it.
+func startCPUProfile(path string) (stop func(), err error) {
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, cortex.WrapError(cortex.CodeInvalid, err, "cpu profile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(fh); err != nil {
+		fh.Close()
+		return nil, cortex.WrapError(cortex.CodeInternal, err, "cpu profile: %v", err)
+	}
+	return func() { pprof.StopCPUProfile(); fh.Close() }, nil
 }
 
 // parseSize parses "500MB", "1GB", "1024" (bytes).

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/internal/testpg"
 )
 
@@ -166,6 +167,7 @@ func TestDocExamplesRun(t *testing.T) {
 		teamURL = testpg.URL(t)
 	}
 	const placeholderURL = "postgres://cortex:change-me@db.example.com:5432/cortex"
+	labelled := testcorpus.Labelled(t)
 	shell, _ := docExamples(t)
 	ran := 0
 	for _, ex := range shell {
@@ -202,7 +204,7 @@ func TestDocExamplesRun(t *testing.T) {
 		}
 		args = args[1:]
 		for i, a := range args {
-			args[i] = strings.ReplaceAll(a, "~", e.home)
+			args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "~", e.home), "../shared/corpus/labelled", labelled)
 		}
 		if strings.Contains(strings.Join(args, " "), "…") {
 			t.Errorf("%s: example %q has a placeholder this test cannot fill", where, ex.text)
@@ -301,7 +303,7 @@ func TestDocCurlExamplesRun(t *testing.T) {
 	}
 	e := newEnv(t)
 	db := indexedLabelled(t, e)
-	e.vars = append(e.vars, "CORTEX_DB="+db, "CORTEX_READ_TOKEN=r3ad", "CORTEX_ADMIN_TOKEN=adm1n")
+	e.vars = append(e.vars, "CORTEX_DB="+db, "CORTEX_READ_TOKEN=read-token-change-me", "CORTEX_ADMIN_TOKEN=admin-token-change-me")
 	base := startServe(t, e, "--no-watch")
 	host := strings.TrimPrefix(base, "http://")
 	shell, _ := docExamples(t)
@@ -314,7 +316,7 @@ func TestDocCurlExamplesRun(t *testing.T) {
 		line = strings.ReplaceAll(line, "localhost:3100", host)
 		line = "curl -f" + strings.TrimPrefix(line, "curl")
 		cmd := exec.Command("sh", "-c", line)
-		cmd.Env = append(append([]string{}, e.vars...), "TOKEN=r3ad")
+		cmd.Env = append(append([]string{}, e.vars...), "TOKEN=read-token-change-me")
 		out, err := cmd.CombinedOutput()
 		ran++
 		if err != nil {

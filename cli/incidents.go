@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/incident"
+	"github.com/cortexhq/cortex/report"
 )
 
 // IncidentOptions are the flags shared by the incident commands.
@@ -29,6 +31,8 @@ type IncidentOptions struct {
 	IncludeUsage                              bool
 	Limit                                     int
 	JSON                                      bool
+	// Format is the investigation's output: text, md or json.
+	Format string
 	// Investigation flags.
 	All               bool
 	CorrelationWindow int
@@ -70,6 +74,7 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 		fl.StringVar(&o.Skill, "skill", "", "only friction charged to this skill or command (e.g. entire:search, or search)")
 	}
 	if investigate {
+		formatFlag(cmd, &o.Format)
 		fl.IntVar(&o.Limit, "limit", 0, fmt.Sprintf("evidence bundles to build (default 1 for one skill or id, else %d; max %d)",
 			incident.DefaultBundles, incident.MaxBundles))
 		fl.BoolVar(&o.All, "all", false, fmt.Sprintf("a bundle for every matching incident (up to %d)", incident.MaxBundles))
@@ -369,7 +374,26 @@ usage summary; no hook evidence gets a clear no-data answer with suggestions.`
 	return cmd
 }
 
+// formatFlag registers --format (text, md or json; --json is --format
+// json).
+func formatFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVar(format, "format", "text", "output: text, md (a Markdown report to paste into an issue or PR) or json")
+	cmd.MarkFlagsMutuallyExclusive("json", "format")
+}
+
+// checkFormat validates a --format value.
+func checkFormat(format string) error {
+	switch format {
+	case "text", "md", "json":
+		return nil
+	}
+	return cortex.Errorf(cortex.CodeInvalid, "--format must be text, md or json, not %q", format)
+}
+
 func investigateRun(ctx context.Context, f *Factory, opts *IncidentOptions) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
 	p, err := opts.params(f)
 	if err != nil {
 		return err
@@ -381,8 +405,12 @@ func investigateRun(ctx context.Context, f *Factory, opts *IncidentOptions) erro
 		if err != nil {
 			return err
 		}
-		if opts.JSON {
+		switch {
+		case opts.JSON || opts.Format == "json":
 			return f.IO.WriteJSON(res)
+		case opts.Format == "md":
+			_, err := io.WriteString(f.IO.Out, report.Investigation(res))
+			return err
 		}
 		printInvestigation(f, res)
 		return nil

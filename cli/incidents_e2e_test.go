@@ -84,6 +84,54 @@ func TestIncidentCommandsEndToEnd(t *testing.T) {
 		}
 	}
 
+	// The same as a Markdown report, for an issue or a PR; a bad format
+	// is a usage error, --json with --format a conflict.
+	out, _, code = e.run("--db", db, "ai", "skill-investigate", "lavra:lavra-plan", "--format", "md")
+	for _, want := range []string{"# Cortex investigation — skill `lavra:lavra-plan`", "### Findings", "**fix:**",
+		"### What the user did", "cortex show session "} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("markdown report lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+	if _, errOut, code := e.run("--db", db, "ai", "skill-investigate", "lavra:lavra-plan", "--format", "html"); code != 2 ||
+		!strings.Contains(errOut, "text, md or json") {
+		t.Errorf("bad format: exit %d %s", code, errOut)
+	}
+	if _, _, code := e.run("--db", db, "ai", "skill-investigate", "--json", "--format", "md"); code == 0 {
+		t.Error("--json with --format accepted")
+	}
+	out, _, code = e.run("--db", db, "assess", "skill", "lavra:lavra-plan", "--no-llm", "--format", "md")
+	if code != 0 || !strings.Contains(out, "# Cortex assessment — skill `lavra:lavra-plan`") || !strings.Contains(out, "No LLM run") {
+		t.Errorf("assess markdown (exit %d):\n%s", code, out)
+	}
+
+	// The calibration, compared with the labelled corpus it was indexed
+	// from: every case as expected.
+	var cal struct {
+		Sessions int `json:"sessions"`
+		Signals  []struct {
+			Signal   string `json:"signal"`
+			Verdict  string `json:"verdict"`
+			Labelled *struct {
+				Expected, Found, Missed, FalsePositives int
+			} `json:"labelled"`
+		} `json:"signals"`
+		Labelled struct{ Cases, Passed int } `json:"labelled"`
+	}
+	e.json(&cal, "--db", db, "ai", "signals", "--labelled", labelled, "--json")
+	if cal.Sessions == 0 || len(cal.Signals) < 20 || cal.Labelled.Cases == 0 || cal.Labelled.Passed != cal.Labelled.Cases {
+		t.Fatalf("signals: %+v", cal)
+	}
+	out, _, code = e.run("--db", db, "ai", "signals", "--labelled", labelled)
+	for _, want := range []string{"sessions judged", "A bad end:", "VERDICT", "LABELLED", "tool_failure_after_skill", "never_fired"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("signals table lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+	if _, errOut, code := e.run("--db", db, "ai", "signals", "--labelled", e.home); code != 2 || !strings.Contains(errOut, "expected.json") {
+		t.Errorf("bad labelled dir: exit %d %s", code, errOut)
+	}
+
 	// Usage without signal, and no data.
 	e.json(&inv, "--db", db, "ai", "skill-investigate", "verify", "--json")
 	if !inv.NoIncident || len(inv.Evidence) != 1 {

@@ -127,10 +127,15 @@ func indexRun(ctx context.Context, f *Factory, opts *IndexOptions) error {
 		hooks = &res
 	}
 	if opts.JSON {
-		return io.WriteJSON(struct {
+		if err := io.WriteJSON(struct {
 			ingest.Summary
 			HookConfig *app.HookConfigResult `json:"hook_config,omitempty"`
-		}{sum, hooks})
+		}{sum, hooks}); err != nil {
+			return err
+		}
+		// The summary's errors list the failures; only the exit code is
+		// still to come.
+		return reported(sum.Failure())
 	}
 	printIndexSummary(f, db.Path(), sum)
 	if hooks != nil && len(hooks.Files) > 0 {
@@ -139,7 +144,9 @@ func indexRun(ctx context.Context, f *Factory, opts *IndexOptions) error {
 	if sum.Canceled {
 		return fmt.Errorf("canceled: the next run resumes from the stored checkpoints")
 	}
-	return nil
+	// Everything readable was indexed; failures (listed above) still fail
+	// the run, so scripts notice.
+	return sum.Failure()
 }
 
 func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
@@ -154,6 +161,9 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 			strings.Join(b.Kinds, ", "), b.Scanned, b.Events.Users, b.Events.Skills, b.Events.Tools, b.Events.Hooks)
 	}
 	o.Printf("  files:   %d seen, %d read, %d resumed, %d rewritten, %d unchanged", s.FilesSeen, s.FilesRead-s.FilesRewritten, s.FilesResumed, s.FilesRewritten, s.FilesUnchanged)
+	if s.FilesMoved > 0 {
+		o.Printf(", %d moved or renamed", s.FilesMoved)
+	}
 	if s.FilesOlder > 0 {
 		o.Printf(", %d older than --since", s.FilesOlder)
 	}

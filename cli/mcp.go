@@ -39,12 +39,12 @@ mcp__cortex__skill_investigate), with its own parameter schema, so each can be
 allow-listed on its own. Call help for the actions and how to use them cheaply.
 
 Tools get the cortex:read scope; --admin adds cortex:admin (llm_invocations,
-skills_backfill). skill_assess returns findings and a dry-run prompt preview (audited
-as a dry run); the LLM itself runs only in ` + "`cortex assess`" + `.
+skills_backfill). skill_assess returns findings and a dry-run prompt preview (a read:
+nothing is written); the LLM itself runs only in ` + "`cortex assess`" + `.
 
 Stdout carries the protocol only; logs go to stderr. The database must exist
-(run ` + "`cortex index`" + ` first); it is opened for writing because skill_assess writes
-its audit row.
+(run ` + "`cortex index`" + ` first); it is opened for writing because admin actions
+(skills_backfill) write.
 
 Setup:
   Claude Code:  claude mcp add cortex -- cortex mcp
@@ -76,8 +76,8 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 	defer closeStore()
 	cfg, _ := f.Config()
 	svc := f.NewService(db)
-	// No model ever runs from MCP (skill_assess is a dry run), but dry runs
-	// are audited through the runner.
+	// No model ever runs from MCP: skill_assess previews the prompt through
+	// the runner (its limits) and writes nothing.
 	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
 		return err
 	}

@@ -269,13 +269,13 @@ func TestPushConcurrentHosts(t *testing.T) {
 	// cortex serve --store: REST routes, MCP and the dashboard over both
 	// laptops, with the host filter.
 	srv := newEnv(t)
-	srv.vars = append(srv.vars, "CORTEX_STORE="+url, "CORTEX_READ_TOKEN=read-tok", "CORTEX_ADMIN_TOKEN=admin-tok")
+	srv.vars = append(srv.vars, "CORTEX_STORE="+url, "CORTEX_READ_TOKEN=read-token-0123456789", "CORTEX_ADMIN_TOKEN=admin-token-0123456789")
 	base := startServe(t, srv)
 	var st struct {
 		Rows     int64 `json:"rows"`
 		Sessions int64 `json:"sessions"`
 	}
-	if code := getJSON(t, base+"/api/status", "read-tok", &st); code != 200 || st.Rows == 0 {
+	if code := getJSON(t, base+"/api/status", "read-token-0123456789", &st); code != 200 || st.Rows == 0 {
 		t.Fatalf("status on the team store: %d %+v", code, st)
 	}
 	var incs struct {
@@ -284,7 +284,7 @@ func TestPushConcurrentHosts(t *testing.T) {
 		} `json:"incidents"`
 	}
 	for _, host := range []string{"laptop-a", "laptop-b"} {
-		if code := getJSON(t, base+"/api/ai/friction-incidents?limit=100&host="+host, "read-tok", &incs); code != 200 {
+		if code := getJSON(t, base+"/api/ai/friction-incidents?limit=100&host="+host, "read-token-0123456789", &incs); code != 200 {
 			t.Fatalf("friction incidents of %s: %d", host, code)
 		}
 		for _, inc := range incs.Incidents {
@@ -294,7 +294,7 @@ func TestPushConcurrentHosts(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest("GET", base+"/incidents?host=laptop-a", nil)
-	req.Header.Set("Authorization", "Bearer read-tok")
+	req.Header.Set("Authorization", "Bearer read-token-0123456789")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

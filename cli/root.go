@@ -75,6 +75,8 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		NewCmdLogs(f, nil),
 		NewCmdIngestLogs(f, nil),
 		NewCmdPush(f, nil),
+		NewCmdRedact(f, nil),
+		NewCmdPurge(f, nil),
 	)
 	return root
 }
@@ -91,6 +93,10 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	}
 	code := cortex.ErrorCode(err)
 	msg := cortex.ErrorMessage(err)
+	var rep reportedError
+	if errors.As(err, &rep) {
+		return code.ExitCode() // the command's output already says what failed
+	}
 	var ce *cortex.Error
 	if !errors.As(err, &ce) {
 		// Flag and argument errors from cobra are usage errors.
@@ -114,6 +120,21 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 func jsonFlag(cmd *cobra.Command) bool {
 	fl := cmd.Flags().Lookup("json")
 	return fl != nil && fl.Value.String() == "true"
+}
+
+// reportedError marks a failure the command's own output already
+// reports (a --json summary listing its errors): Execute only turns it
+// into the exit code.
+type reportedError struct{ error }
+
+func (r reportedError) Unwrap() error { return r.error }
+
+// reported wraps err (nil stays nil) as already reported.
+func reported(err error) error {
+	if err == nil {
+		return nil
+	}
+	return reportedError{err}
 }
 
 // usageError marks errors in how a command was invoked.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -95,7 +96,7 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		listen = opts.Listen
 	}
 	hopts := httpapi.Options{ReadToken: cfg.Server.ReadToken, AdminToken: cfg.Server.AdminToken, Logger: f.Logger,
-		Version: cortex.Version()}
+		Version: cortex.Version(), Listen: listen, AllowedHosts: cfg.Server.AllowedHosts}
 	if err := httpapi.CheckListen(listen, hopts); err != nil {
 		return err
 	}
@@ -125,8 +126,8 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		local, st = db, db
 	}
 	svc := f.NewService(st)
-	// The runner only ever dry-runs here (remote callers never reach a
-	// model), but dry runs are audited through it.
+	// Remote callers never reach a model: skill_assess previews the
+	// prompt through the runner and writes nothing.
 	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
 		return err
 	}
@@ -138,18 +139,32 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	}
 	defer dash.Close()
 	hopts.Dashboard = dash
+	var tlsConfig *tls.Config
+	if cfg.Server.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.Server.TLSCert, cfg.Server.TLSKey)
+		if err != nil {
+			return cortex.WrapError(cortex.CodeInvalid, err, "[server] tls_cert/tls_key: %v", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot listen on %s: %v", listen, err)
 	}
-	srv := &http.Server{Handler: httpapi.NewHandler(svc, hopts), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	ln = httpapi.LimitListener(ln, cfg.Server.MaxConnections)
+	srv := httpapi.NewServer(httpapi.NewHandler(svc, hopts))
+	srv.BaseContext = func(net.Listener) context.Context { return context.WithoutCancel(ctx) }
+	srv.TLSConfig = tlsConfig
 	addr := ln.Addr().String()
 	auth := "no token: read-only, loopback only"
 	if cfg.Server.ReadToken != "" || cfg.Server.AdminToken != "" {
 		auth = "bearer tokens required"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "cortex serve: http://%s  (dashboard /, REST /api, MCP /mcp, OpenAPI /api/openapi.json; %s)\n", addr, auth)
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "cortex serve: %s://%s  (dashboard /, REST /api, MCP /mcp, OpenAPI /api/openapi.json; %s)\n", scheme, addr, auth)
 	if team {
 		fmt.Fprintf(f.IO.ErrOut, "cortex serve: team store %s (what laptops push; no watcher)\n", postgres.Redact(cfg.Store))
 	}
@@ -160,7 +175,11 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		serve := func() error { return srv.Serve(ln) }
+		if tlsConfig != nil {
+			serve = func() error { return srv.ServeTLS(ln, "", "") }
+		}
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return cortex.WrapError(cortex.CodeUnavailable, err, "http server: %v", err)
 		}
 		return nil

@@ -51,7 +51,7 @@ func getJSON(t *testing.T, url, token string, v any) int {
 func TestServeEndToEnd(t *testing.T) {
 	corpus := realCorpus(t)
 	e := newEnv(t)
-	e.vars = append(e.vars, "CORTEX_READ_TOKEN=read-tok", "CORTEX_ADMIN_TOKEN=admin-tok")
+	e.vars = append(e.vars, "CORTEX_READ_TOKEN=read-token-for-tests", "CORTEX_ADMIN_TOKEN=admin-token-for-tests")
 	// A live Claude session under the default root, and the labelled
 	// sessions under a second configured root.
 	src, err := os.ReadFile(filepath.Join(corpus, "claude/claude-code-log/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"))
@@ -71,7 +71,7 @@ func TestServeEndToEnd(t *testing.T) {
 	if code := getJSON(t, base+"/api/status", "", nil); code != 401 {
 		t.Fatalf("no token: %d", code)
 	}
-	if code := getJSON(t, base+"/api/ai/llm-invocations", "read-tok", nil); code != 403 {
+	if code := getJSON(t, base+"/api/ai/llm-invocations", "read-token-for-tests", nil); code != 403 {
 		t.Fatalf("read token on an admin route: %d", code)
 	}
 	// The watcher's first pass indexes both roots.
@@ -84,7 +84,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if getJSON(t, base+"/api/ai/skill-investigate?skill=lavra:lavra-plan", "read-tok", &inv) == 200 && len(inv.Evidence) == 1 {
+		if getJSON(t, base+"/api/ai/skill-investigate?skill=lavra:lavra-plan", "read-token-for-tests", &inv) == 200 && len(inv.Evidence) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -111,7 +111,7 @@ func TestServeEndToEnd(t *testing.T) {
 		var res struct {
 			Hits []map[string]any `json:"hits"`
 		}
-		getJSON(t, base+"/api/search?query="+word, "read-tok", &res)
+		getJSON(t, base+"/api/search?query="+word, "read-token-for-tests", &res)
 		if len(res.Hits) == 1 {
 			took := time.Since(appended)
 			t.Logf("appended line searchable through REST after %v", took.Round(time.Millisecond))
@@ -127,7 +127,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 
 	// The official TypeScript MCP client over the server's /mcp.
-	runTypeScriptClient(t, e.vars, "http", base+"/mcp", "read-tok")
+	runTypeScriptClient(t, e.vars, "http", base+"/mcp", "read-token-for-tests")
 }
 
 func labelledDir(t *testing.T) string { return testcorpus.Labelled(t) }

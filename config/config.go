@@ -59,7 +59,23 @@ type ServerConfig struct {
 	// loopback-only.
 	ReadToken  string `toml:"read_token"`
 	AdminToken string `toml:"admin_token"`
+	// AllowedHosts are host names (or addresses) clients may use in the
+	// Host and Origin headers besides localhost, loopback addresses and
+	// the listen address (DNS rebinding protection).
+	AllowedHosts []string `toml:"allowed_hosts"`
+	// MaxConnections caps open HTTP connections (default 256).
+	MaxConnections int `toml:"max_connections"`
+	// TLSCert and TLSKey, both set, serve HTTPS.
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
 }
+
+// MinTokenLength is the shortest bearer token accepted: a short token can
+// be guessed.
+const MinTokenLength = 16
+
+// DefaultMaxConnections is the default of [server] max_connections.
+const DefaultMaxConnections = 256
 
 // SyslogConfig configures the syslog receiver ([syslog]).
 type SyslogConfig struct {
@@ -152,6 +168,8 @@ func Load(explicitPath string, env Env) (*Config, error) {
 	}
 	cfg.LLM.Gemini.Home = expandHome(cfg.LLM.Gemini.Home, home)
 	cfg.LLM.Gemini.Program = expandHome(cfg.LLM.Gemini.Program, home)
+	cfg.LLM.Claude.Program = expandHome(cfg.LLM.Claude.Program, home)
+	cfg.LLM.Codex.Program = expandHome(cfg.LLM.Codex.Program, home)
 	if cfg.DB == "" {
 		cfg.DB = filepath.Join(xdg(env, "XDG_DATA_HOME", home, filepath.Join(".local", "share")), "cortex", "cortex.db")
 	}
@@ -175,8 +193,8 @@ func Load(explicitPath string, env Env) (*Config, error) {
 			return nil, cortex.Errorf(cortex.CodeInvalid, "%s must be a postgres:// URL, got %q", u.name, redactURL(u.v))
 		}
 	}
-	if cfg.Server.ReadToken != "" && cfg.Server.ReadToken == cfg.Server.AdminToken {
-		return nil, cortex.Errorf(cortex.CodeInvalid, "[server] read_token and admin_token must differ")
+	if err := cfg.Server.validate(home); err != nil {
+		return nil, err
 	}
 	if cfg.Hostname == "" {
 		if h, err := os.Hostname(); err == nil && h != "" {
@@ -186,6 +204,30 @@ func Load(explicitPath string, env Env) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// validate checks the server settings and expands ~ in the TLS paths.
+func (s *ServerConfig) validate(home string) error {
+	if s.ReadToken != "" && s.ReadToken == s.AdminToken {
+		return cortex.Errorf(cortex.CodeInvalid, "[server] read_token and admin_token must differ")
+	}
+	for name, tok := range map[string]string{"read_token (CORTEX_READ_TOKEN)": s.ReadToken, "admin_token (CORTEX_ADMIN_TOKEN)": s.AdminToken} {
+		if tok != "" && len(tok) < MinTokenLength {
+			return cortex.Errorf(cortex.CodeInvalid,
+				"[server] %s is %d characters; use at least %d (for example: openssl rand -hex 24)", name, len(tok), MinTokenLength)
+		}
+	}
+	if s.MaxConnections == 0 {
+		s.MaxConnections = DefaultMaxConnections
+	}
+	if s.MaxConnections < 0 {
+		return cortex.Errorf(cortex.CodeInvalid, "[server] max_connections must be positive, got %d", s.MaxConnections)
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return cortex.Errorf(cortex.CodeInvalid, "[server] tls_cert and tls_key must be set together")
+	}
+	s.TLSCert, s.TLSKey = expandHome(s.TLSCert, home), expandHome(s.TLSKey, home)
+	return nil
 }
 
 // applyEnv applies CORTEX_* overrides.
@@ -216,6 +258,9 @@ func (c *Config) applyEnv(env Env) error {
 	}
 	if v, ok := env("CORTEX_ADMIN_TOKEN"); ok && v != "" {
 		c.Server.AdminToken = v
+	}
+	if v, ok := env("CORTEX_ALLOWED_HOSTS"); ok && v != "" {
+		c.Server.AllowedHosts = strings.Split(v, ",")
 	}
 	if v, ok := env("CORTEX_INDEX_WORKERS"); ok && v != "" {
 		n, err := strconv.Atoi(v)

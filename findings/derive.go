@@ -186,7 +186,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			for k, v := range extractVars(ru, tf.ErrorText) {
 				vars[k] = v
 			}
-			cause := lineWith(tf.ErrorText, labels)
+			cause := lineWith(cortex.UnwrapContent(tf.ErrorText), labels)
 			if tf.Line != "" && phrase.Normalize(tf.Line) != "" && len(labels) > 0 && strings.Contains(phrase.Normalize(tf.Line), labels[0]) {
 				cause = tf.Line
 			}
@@ -218,6 +218,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			for _, l := range labels {
 				h.labels[l] = true
 			}
+			h.note(lineWith(cortex.UnwrapContent(ev.ErrorText), labels), extractVars(ru, ev.ErrorText))
 		}
 	}
 
@@ -287,6 +288,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			EvidenceIDs: sortedIDs(h.logIDs),
 			MCPEventIDs: sortedIDs(h.events),
 			Hint:        r.hint(i, inc, h.vars),
+			HintValues:  hintValues(h.vars),
 			Why:         why(h),
 			Cause:       h.cause,
 		}

@@ -285,8 +285,13 @@ func hookEvidence(b *cortex.Bundle) []lensHit {
 			if ev.ExitCode != nil && *ev.ExitCode != 0 {
 				h.labels = append(h.labels, fmt.Sprintf("exit %d", *ev.ExitCode))
 			}
+			var found []string
 			for _, m := range hookFailurePhrases.Find(ev.StderrPreview) {
 				h.labels = append(h.labels, m.Phrase)
+				found = append(found, m.Phrase)
+			}
+			if h.cause == "" && strings.TrimSpace(ev.StderrPreview) != "" {
+				h.cause = oneLine(lineWith(ev.StderrPreview, found))
 			}
 			if c := commandLabel(ev.HookCommand); c != "" {
 				h.labels = append(h.labels, c)

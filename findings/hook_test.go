@@ -334,3 +334,16 @@ func TestHookSubject(t *testing.T) {
 		}
 	}
 }
+
+// A failed run's finding carries the stderr line that shows the failure.
+func TestHookFailureCause(t *testing.T) {
+	n := int64(127)
+	b := hookBundle([]string{cortex.SignalHookFailed}, run(1, 10, cortex.HookFailed, func(r *cortex.HookEventRow) {
+		r.ExitCode = &n
+		r.StderrPreview = "Failed with non-blocking status code:\n/bin/sh: marvin: command not found"
+	}))
+	m := mode(Hook().Derive(b), catHookNotFound)
+	if m == nil || m.Cause != "/bin/sh: marvin: command not found" {
+		t.Fatalf("got %+v", m)
+	}
+}

@@ -14,8 +14,13 @@ import (
 // corrections, nearby logs, nearby errors), deduplicated by id: the first
 // occurrence of an id wins.
 func scannedRows(b *cortex.Bundle) []*cortex.EvidenceRow {
-	groups := [][]cortex.EvidenceRow{b.SignalAnchors, b.TranscriptBefore, b.TranscriptAfter,
-		b.NearbyUserCorrections, b.NearbyLogs, b.NearbyErrors}
+	return distinctRows(b.SignalAnchors, b.TranscriptBefore, b.TranscriptAfter, b.NearbyUserCorrections, b.NearbyLogs,
+		b.NearbyErrors)
+}
+
+// distinctRows returns the rows of groups in order, each id once (the
+// first occurrence wins).
+func distinctRows(groups ...[]cortex.EvidenceRow) []*cortex.EvidenceRow {
 	seen := map[int64]bool{}
 	var out []*cortex.EvidenceRow
 	for _, g := range groups {

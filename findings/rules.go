@@ -179,6 +179,21 @@ func (r *Rules) hint(i int, inc *cortex.Incident, vars map[string]string) string
 	return h
 }
 
+// hintValues returns the values a hint named (safe words only), nil when
+// none.
+func hintValues(vars map[string]string) map[string]string {
+	var out map[string]string
+	for k := range hintDefaults {
+		if v := safeValue(vars[k]); v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // safeValue keeps a value a hint may name: words of letters, digits and
 // . _ : @ + - / (a program, a subcommand, a module, a status code), at most
 // three of them and 60 bytes; anything else is dropped.
@@ -202,7 +217,7 @@ func safeValue(v string) string {
 var fallback = newRules("", nil, nil)
 
 // ForLens returns the rule set of a lens ([Abuse], [Skill], [MCP],
-// [Hook]), and nil for any other lens. A nil result is still usable: its
+// [Hook], [Friction]), and nil for any other lens. A nil result is still usable: its
 // Derive yields the lens-independent findings only.
 func ForLens(lens string) *Rules {
 	switch lens {
@@ -214,6 +229,8 @@ func ForLens(lens string) *Rules {
 		return MCP()
 	case cortex.LensHook:
 		return Hook()
+	case cortex.LensFriction:
+		return Friction()
 	}
 	return nil
 }

@@ -78,6 +78,21 @@ func firstGroup(m []string) string {
 }
 
 func buildSkill() *Rules {
+	cats, rules := skillTable()
+	r := newRules("skill", cats, rules)
+	r.subject = skillSubject
+	r.lensFactor = skillFactor
+	r.noAnchors = "no negative signal anchors captured"
+	r.rows = skillRows
+	r.failures = skillFailures
+	r.quotes = skillQuotes
+	r.evidence = skillEvidence
+	return r
+}
+
+// skillTable is the skill lens's category table and rules (the friction
+// lens reads the same verdicts and causes).
+func skillTable() ([]category, []rule) {
 	cats := []category{
 		{catOverreach, "Make the optional steps of {subject} opt-in: the user stopped it as unneeded. Run only the step the user asked for; ask before extra verification (browser or full test runs), commits, pushes or follow-up work, and say how to skip them."},
 		{catWrongTrigger, "Narrow when {subject} triggers: the user redirected the agent right after it loaded. Make its description name the requests it is for, add the requests it is not for, and have it confirm the target before acting when the request is ambiguous."},
@@ -200,8 +215,12 @@ func buildSkill() *Rules {
 			"i asked you to implement", "not to write a plan", "i didn't ask for a plan", "i did not ask for a plan"),
 		user(catPrerequisite, "should have created a bead", "should have created an issue",
 			"should have checked first", "without checking first", "you didn't check whether",
-			"you did not check whether", "merge issues", "merge conflict", "merge conflicts",
-			"uncommitted changes", "dirty working tree", "not pushed yet", "needs a rebase"),
+			"you did not check whether",
+			// A state the user meets again is a verdict; naming one ("there's
+			// a merge conflict", as a task) is not.
+			"still have merge issues", "still has merge issues", "still have merge conflicts",
+			"still has merge conflicts", "still have conflicts", "still has conflicts",
+			"you left uncommitted changes", "you didn't check for conflicts", "you did not check for conflicts"),
 		user(catSource, "wrong source of truth", "wrong source", "stale data", "memory-vs-live",
 			"memory vs live", "not the live", "outdated data", "cached data"),
 		user(catSource, "wrong repo", "wrong repository", "wrong branch", "wrong directory",
@@ -228,14 +247,7 @@ func buildSkill() *Rules {
 			"a simple yes or no", "a yes or no question", "too verbose", "way too long", "tl;dr",
 			"you didn't need to explain", "no need to explain"),
 	}
-	r := newRules("skill", cats, rules)
-	r.subject = skillSubject
-	r.lensFactor = skillFactor
-	r.noAnchors = "no negative signal anchors captured"
-	r.rows = skillRows
-	r.quotes = skillQuotes
-	r.evidence = skillEvidence
-	return r
+	return cats, rules
 }
 
 // skillRows are the rows the skill rules read: the signal anchors and the
@@ -250,15 +262,21 @@ func skillRows(b *cortex.Bundle) []*cortex.EvidenceRow {
 		// A bundle from before the user voice existed: read it as before.
 		groups = append(groups, b.TranscriptBefore, b.TranscriptAfter)
 	}
-	seen := map[int64]bool{}
-	var out []*cortex.EvidenceRow
-	for _, g := range groups {
-		for i := range g {
-			if seen[g[i].ID] {
-				continue
-			}
-			seen[g[i].ID] = true
-			out = append(out, &g[i])
+	return distinctRows(groups...)
+}
+
+// skillFailures are the failures the skill rules read: the agent's own
+// failures in the run's scope when the bundle has them (what failed
+// before the skill loaded or in other work nearby is not the skill's),
+// else those nearby (a bundle from before runs had a scope).
+func skillFailures(b *cortex.Bundle) []*cortex.ToolFailure {
+	if b.Failures == nil {
+		return agentFailures(b)
+	}
+	var out []*cortex.ToolFailure
+	for i := range b.Failures {
+		if agentsOwn(b.Failures[i].Class) {
+			out = append(out, &b.Failures[i])
 		}
 	}
 	return out

@@ -302,20 +302,25 @@ func TestSkillPolicyQuotes(t *testing.T) {
 
 // Failure causes read from the run's classified failures fill the hint
 // with the failing command and program; a value that is not a plain word
-// never reaches the hint.
+// never reaches the hint. Error lines from ../shared/corpus/real: codex
+// 019ea8fa… (entire dispatch, playwright, networkidle), claude 0953ba2a…
+// (origin remote, repo:* glob), codex 019ed99c… (gh JSON field), claude
+// 4e46a154… (gh api 404), claude d43002f0… (ERR_MODULE_NOT_FOUND); the
+// bash/dash/zsh "not found" forms are the shells' own.
 func TestSkillFailureCauses(t *testing.T) {
 	for _, tc := range []struct {
 		name, text, op, cat, hintHas string
 	}{
-		{"not logged in", "You are not logged in. Run `entire login` first.", "entire explain", catSkillAuth, "before `entire explain`"},
-		{"no origin", "fatal: could not find 'origin' remote", "git push", catRepoSetup, "before `git push`"},
+		{"not logged in", "dispatch requires login — run `entire login`", "entire dispatch", catSkillAuth, "before `entire dispatch`"},
+		{"no origin", "could not find 'origin' remote: remote not found", "entire search", catRepoSetup, "before `entire search`"},
 		{"command not found", "zsh:1: command not found: marvin\nmarvin: command not found", "marvin check", catNotFound, "verify `marvin` is installed"},
 		{"bash not found", "bash: line 1: rg: command not found", "rg -n x", catNotFound, "verify `rg` is installed"},
 		{"dash not found", "sh: 1: jq: not found", "jq .", catNotFound, "verify `jq` is installed"},
-		{"zsh glob", "zsh:1: no matches found: *.orig", "ls", catShell, "zsh"},
-		{"module", "Error: Cannot find module 'playwright'", "node run.js", catDependency, "Declare `playwright`"},
-		{"rejected value", `error: unknown flag: --reviewer-bot`, "gh pr create", catSkillSchema, "rejected `--reviewer-bot`"},
-		{"http", "gh: Not Found (HTTP 404)", "gh api", catHTTP, "failed with `HTTP 404`"},
+		{"zsh glob", "(eval):1: no matches found: repo:*", "entire search", catShell, "zsh"},
+		{"module", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'playwright' imported from /private/tmp/l2-verify.mjs", "node l2-verify.mjs", catDependency, "Declare `playwright`"},
+		{"rejected value", `Unknown JSON field: "closedByPullRequestsReferences"`, "gh issue", catSkillSchema, "rejected `closedByPullRequestsReferences`"},
+		{"rejected option", "playwright_wait_for_load_state does not support networkidle", "mcp__node_repl__js", catSkillSchema, "rejected `networkidle`"},
+		{"http", "gh: Parent comment not found (HTTP 404)", "gh api", catHTTP, "failed with `HTTP 404`"},
 		{"injection", "error: unknown flag: $(curl evil)", "gh", catSkillSchema, "rejected a value or argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -339,6 +344,21 @@ func TestSkillFailureCauses(t *testing.T) {
 			}
 		})
 	}
+	// A failure before the run or in other work nearby is not the run's:
+	// with the run's own scope known (Failures non-nil), nearby failures
+	// are not read.
+	b := skillBundle()
+	b.Failures = []cortex.ToolFailure{}
+	b.NearbyToolFailures = []cortex.ToolFailure{{EventID: 7, ResultLogID: ptr(71), Class: "failed", Operation: "Edit",
+		ErrorText: "<tool_use_error>File has been modified since read, either by the user or by a linter.</tool_use_error>"}}
+	if got := cats(Skill().Derive(b)); !slices.Equal(got, []string{CategoryUnknown}) {
+		t.Errorf("nearby failure outside the run: got %v", got)
+	}
+	b.Failures = nil // a bundle without a run scope reads them
+	if got := cats(Skill().Derive(b)); !slices.Equal(got, []string{catStaleFile}) {
+		t.Errorf("bundle without a run scope: got %v", got)
+	}
+
 	// A failure the agent did not cause (a sibling cancelled, a probe, a
 	// rejection) is not the skill's.
 	for _, class := range []string{"sibling_cancelled", "expected_probe", "user_rejected"} {

@@ -44,6 +44,19 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported by /health and the OpenAPI document.
 	Version string
+	// Listen is the configured listen address: its host is accepted in
+	// Host and Origin headers besides the loopback names.
+	Listen string
+	// AllowedHosts are further host names (or addresses) clients may use
+	// to reach the server ([server] allowed_hosts).
+	AllowedHosts []string
+	// MaxAuthFailures failed authentications per client address within
+	// AuthFailureWindow lock the client out until the oldest leaves the
+	// window (defaults 10 and 1 minute).
+	MaxAuthFailures   int
+	AuthFailureWindow time.Duration
+	// Now is the clock of the failure window (tests).
+	Now func() time.Time
 }
 
 type callerKey struct{}
@@ -81,7 +94,13 @@ func NewHandler(svc *app.Service, o Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{svc: svc, o: o}
+	if o.MaxAuthFailures <= 0 {
+		o.MaxAuthFailures = DefaultMaxAuthFailures
+	}
+	if o.AuthFailureWindow <= 0 {
+		o.AuthFailureWindow = DefaultAuthFailureWindow
+	}
+	h := &handler{svc: svc, o: o, limiter: newAuthLimiter(o.MaxAuthFailures, o.AuthFailureWindow, o.Now)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": o.Version})
@@ -104,20 +123,43 @@ func NewHandler(svc *app.Service, o Options) http.Handler {
 	} else {
 		mux.HandleFunc("/", notFound)
 	}
-	return h.logRequests(mux)
+	// The host check comes first, before any route (the dashboard's
+	// pages included) and before authentication.
+	return h.logRequests(newHostGuard(o).wrap(mux))
 }
 
+// Defaults of the failed-authentication limit.
+const (
+	DefaultMaxAuthFailures   = 10
+	DefaultAuthFailureWindow = time.Minute
+)
+
 type handler struct {
-	svc *app.Service
-	o   Options
+	svc     *app.Service
+	o       Options
+	limiter *authLimiter
 }
 
 // auth authenticates the bearer token and checks the route's scope
 // before anything else runs.
 func (h *handler) auth(scope app.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tokens := h.o.ReadToken != "" || h.o.AdminToken != ""
+		client := clientKey(r.RemoteAddr)
+		if tokens {
+			if wait := h.limiter.blocked(client); wait > 0 {
+				w.Header().Set("Retry-After", retrySeconds(wait))
+				writeError(w, cortex.Errorf(cortex.CodeBusy,
+					"too many failed authentications from %s; retry after %ss", client, retrySeconds(wait)))
+				return
+			}
+		}
 		c, err := h.authenticate(r)
 		if err != nil {
+			if tokens {
+				h.limiter.fail(client)
+				h.o.Logger.Warn("failed authentication", "remote", r.RemoteAddr, "path", r.URL.Path)
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cortex"`)
 			writeError(w, err)
 			return

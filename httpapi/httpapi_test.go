@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/httpapi"
 	"github.com/cortexhq/cortex/internal/testcorpus"
@@ -86,9 +85,12 @@ var minimal = map[string]string{
 	"skill_incidents": "", "skill_investigate": "skill=lavra:lavra-plan", "skill_assess": "skill=lavra:lavra-plan",
 	"abuse": "", "abuse_incidents": "", "abuse_investigate": "", "mcp_events": "errors=true", "hook_events": "",
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
+	"redact_rescan": `{"dry_run":true}`, "purge": `{"dry_run":true,"match":"lavra-plan"}`,
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
-	"friction_incidents": "", "friction_investigate": "",
+	"friction_incidents": "", "friction_investigate": "", "signals": "",
 	"session_show": "detail=true", "row_show": "",
+	"skill_versions": "skill=lavra:lavra-plan", "skill_health": "", "skill_compare": "skill=lavra:lavra-plan&before=2020-01-01",
+	"skill_propose": "skill=lavra:lavra-plan&file=../lifecycle/testdata/using-entire/SKILL.md", "skill_evals": "skill=lavra:lavra-plan",
 }
 
 // pathValues fills the {name} segments of a route with values of the
@@ -223,14 +225,21 @@ func TestParametersAndErrors(t *testing.T) {
 	if r.status != 200 || r.body["dry_run"] != true {
 		t.Fatalf("backfill dry run: %s", r.raw)
 	}
-	// skill_assess never runs a model from REST: a dry run, audited.
-	r = do(t, srv, "GET", "/api/ai/skill-assess?skill=lavra:lavra-plan", readTok, "")
-	if r.status != 200 || r.body["mode"] != "dry_run" {
-		t.Fatalf("skill-assess: %s", r.raw[:min(400, len(r.raw))])
+	// skill_assess never runs a model from REST: a dry-run preview, and a
+	// GET writes nothing (no audit row).
+	for range 3 {
+		r = do(t, srv, "GET", "/api/ai/skill-assess?skill=lavra:lavra-plan", readTok, "")
+		if r.status != 200 || r.body["mode"] != "dry_run" {
+			t.Fatalf("skill-assess: %s", r.raw[:min(400, len(r.raw))])
+		}
+		as := r.body["assessments"].([]any)[0].(map[string]any)
+		if as["prompt_preview"] == "" || as["invocation_id"] != nil {
+			t.Fatalf("skill-assess preview: %v", as)
+		}
 	}
-	r = do(t, srv, "GET", "/api/ai/llm-invocations?status=dry_run", adminTok, "")
-	if inv := r.body["invocations"].([]any); len(inv) != 1 || inv[0].(map[string]any)["caller_surface"] != cortex.SurfaceREST {
-		t.Fatalf("audit: %s", r.raw)
+	r = do(t, srv, "GET", "/api/ai/llm-invocations", adminTok, "")
+	if inv := r.body["invocations"].([]any); len(inv) != 0 {
+		t.Fatalf("a GET wrote audit rows: %s", r.raw)
 	}
 }
 
@@ -269,5 +278,46 @@ func TestOpenAPIDescribesEveryAction(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"openapi":"3.1.0"`)) {
 		t.Fatal("not OpenAPI 3.1")
+	}
+}
+
+// format=md asks for a Markdown report: investigations and the skill
+// assessment preview carry it in report.
+func TestMarkdownReports(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	for path, heading := range map[string]string{
+		"/api/ai/skill-investigate?skill=lavra:lavra-plan&format=md": "# Cortex investigation — skill `lavra:lavra-plan`",
+		"/api/ai/skill-assess?skill=lavra:lavra-plan&format=md":      "# Cortex assessment — skill `lavra:lavra-plan`",
+		"/api/ai/hook-investigate?hook=PostToolUse:Bash&format=md":   "# Cortex investigation — hook `PostToolUse:Bash`",
+	} {
+		r := do(t, srv, "GET", path, readTok, "")
+		rep, _ := r.body["report"].(string)
+		if r.status != http.StatusOK || !strings.HasPrefix(rep, heading) {
+			t.Errorf("%s: %d %v", path, r.status, r.body)
+		}
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-investigate?format=pdf", readTok, ""); r.status != http.StatusBadRequest {
+		t.Errorf("bad format: %d", r.status)
+	}
+}
+
+// TestSkillLifecycleRoutes: the lifecycle routes answer over REST and
+// refuse what only the local CLI may do.
+func TestSkillLifecycleRoutes(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	r := do(t, srv, "GET", "/api/ai/skill-health?limit=2", readTok, "")
+	if r.status != http.StatusOK || r.body["grade_formula"] == nil || len(r.body["skills"].([]any)) == 0 {
+		t.Fatalf("skill-health: %d %.300s", r.status, r.raw)
+	}
+	for _, q := range []string{"skill=lavra:lavra-plan&write=true", "skill=lavra:lavra-plan&llm=true", "skill=lavra:lavra-plan&file=/etc/passwd"} {
+		if r := do(t, srv, "GET", "/api/ai/skill-propose?"+q, readTok, ""); r.status != http.StatusBadRequest || errCode(r) != "invalid" {
+			t.Errorf("skill-propose?%s: %d %s", q, r.status, r.raw)
+		}
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-evals?skill=lavra:lavra-plan&out=/tmp/x", readTok, ""); r.status != http.StatusBadRequest {
+		t.Errorf("skill-evals out: %d %s", r.status, r.raw)
+	}
+	if r := do(t, srv, "GET", "/api/ai/skill-compare?skill=no-such-skill", readTok, ""); r.status != http.StatusNotFound {
+		t.Errorf("unknown skill: %d %s", r.status, r.raw)
 	}
 }

@@ -55,7 +55,7 @@ func (a act) verdict() bool { return a.stops() || a.corrects() || a.Reading.Has(
 // (prompts, commands and rejection reasons; interrupts carry no words), and
 // a Claude interrupt that echoes a rejection a moment before is folded
 // into it (one refusal is one act).
-func toActs(rows []store.UserAct, abuse *phrase.Set) []act {
+func toActs(rows []store.UserAct) []act {
 	out := make([]act, 0, len(rows))
 	for _, r := range rows {
 		a := act{ID: r.ID, LogID: r.LogID, At: r.Timestamp, Thread: r.Thread, Project: r.Project, Kind: r.Kind, Text: r.Text,
@@ -68,8 +68,10 @@ func toActs(rows []store.UserAct, abuse *phrase.Set) []act {
 			continue
 		}
 		if a.Text != "" {
-			a.Norm = voice.Normalize(a.Text)
-			a.Reading = voice.ReadNormalized(a.Norm, abuse)
+			a.Reading = reading(r)
+			if a.typed() {
+				a.Norm = phrase.Normalize(a.Text) // for re-asks: the words as typed
+			}
 		}
 		if a.Kind == cortex.UserInterrupt && len(out) > 0 {
 			prev := &out[len(out)-1]
@@ -82,14 +84,32 @@ func toActs(rows []store.UserAct, abuse *phrase.Set) []act {
 	return out
 }
 
+// reading is what an act says: its stored reading when this binary's
+// rules made it, else read now (a store not yet refreshed, or opened
+// read-only after an upgrade).
+func reading(r store.UserAct) voice.Reading {
+	if r.VoiceVersion == voice.Version {
+		if rd, err := voice.Decode(r.Voice); err == nil {
+			return rd
+		}
+	}
+	return voice.Read(r.Text, nil)
+}
+
 // reask reports whether a asks again what the prompt before it asked: the
 // same words (normalized, trailing punctuation aside, at least 3 words),
 // or nearly (at least 6 words, 80% shared).
 func reask(a, earlier act) bool {
+	return reaskWords(a, earlier, func() (map[string]bool, map[string]bool) { return wordSet(a.Norm), wordSet(earlier.Norm) })
+}
+
+// reaskWords is reask with the word sets of a and earlier given lazily
+// (they are needed only when the texts differ).
+func reaskWords(a, earlier act, sets func() (map[string]bool, map[string]bool)) bool {
 	if !a.typed() || !earlier.typed() || a.Norm == "" || earlier.Norm == "" {
 		return false
 	}
-	wa, wb := wordSet(a.Norm), wordSet(earlier.Norm)
+	wa, wb := sets()
 	if strings.TrimRight(a.Norm, ".?! ") == strings.TrimRight(earlier.Norm, ".?! ") {
 		return len(wa) >= 3
 	}
@@ -122,6 +142,13 @@ const reaskWindow = 10 * time.Minute
 // thread's previous prompt asked, within reaskWindow.
 func markReasks(acts []act) map[int]bool {
 	out := map[int]bool{}
+	words := make([]map[string]bool, len(acts))
+	set := func(i int) map[string]bool {
+		if words[i] == nil {
+			words[i] = wordSet(acts[i].Norm)
+		}
+		return words[i]
+	}
 	for i, a := range acts {
 		if !a.typed() {
 			continue
@@ -131,7 +158,7 @@ func markReasks(acts []act) map[int]bool {
 			if e.Thread != a.Thread || !e.typed() {
 				continue
 			}
-			if a.At.Sub(e.At) <= reaskWindow && reask(a, e) {
+			if a.At.Sub(e.At) <= reaskWindow && reaskWords(a, e, func() (map[string]bool, map[string]bool) { return set(i), set(j) }) {
 				out[i] = true
 			}
 			break

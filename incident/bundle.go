@@ -2,7 +2,6 @@ package incident
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"regexp"
 	"slices"
@@ -133,7 +132,7 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		if err != nil {
 			return b, err
 		}
-		classified := classifyCalls(calls, toActs(acts, nil))
+		classified := classifyCalls(calls, toActs(acts), nil)
 		b.NearbyToolFailures, b.NearbyToolFailuresTruncated = capRows(toolFailures(classified, o.maxBytes), capToolFailures, false)
 		texts, _, err := userTexts(ctx, e.db, s, from, to)
 		if err != nil {
@@ -233,11 +232,13 @@ func (e *Engine) userVoice(ctx context.Context, g *group, s store.SessionScope, 
 }
 
 // toolFailures returns the failed calls (an error status or a failure
-// shown in the output) with their class, command and recovery.
+// shown in the output) with their class, command and recovery; an error
+// status the classifier read as success (a ^C written to a process the
+// agent meant to stop) is not one.
 func toolFailures(calls []tcall, maxBytes int) []cortex.ToolFailure {
 	var out []cortex.ToolFailure
 	for _, c := range calls {
-		if !c.IsError && c.Class != classFailedInOutput {
+		if !c.IsError && c.Class != classFailedInOutput || c.Class == classOK {
 			continue
 		}
 		out = append(out, toolFailure(c, maxBytes))
@@ -254,9 +255,9 @@ func toolFailure(c tcall, maxBytes int) cortex.ToolFailure {
 	if text == "" {
 		text = c.Output
 	}
-	text = unwrapContent(text)
+	text = cortex.UnwrapContent(text)
 	f.ErrorText, _ = cutText(text, maxBytes)
-	f.Line = unwrapContent(f.Line)
+	f.Line = cortex.UnwrapContent(f.Line)
 	f.Operation = c.ToolName
 	if shellTools[c.ToolName] {
 		f.Command = cortex.CutUTF8(command(c.Arguments), 512)
@@ -265,26 +266,6 @@ func toolFailure(c tcall, maxBytes int) cortex.ToolFailure {
 		}
 	}
 	return f
-}
-
-// unwrapContent shows an MCP result's content blocks
-// ([{"type":"text","text":"…"}]) as their text.
-func unwrapContent(s string) string {
-	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, `[{"type":"text"`) {
-		return s
-	}
-	var blocks []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal([]byte(t), &blocks) != nil {
-		return s
-	}
-	parts := make([]string, 0, len(blocks))
-	for _, b := range blocks {
-		parts = append(parts, b.Text)
-	}
-	return strings.Join(parts, "\n")
 }
 
 // safeWord is a token safe to name in a hint: a program or subcommand.

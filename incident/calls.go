@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/store"
 )
@@ -77,6 +79,24 @@ var outputFailure = regexp.MustCompile(`(?m)(ERR_[A-Z_]{4,}|Traceback \(most rec
 	`command not found|Timeout \d+ms exceeded|\(HTTP [45]\d\d\)|npm ERR!|^fatal: |^panic: |Error: Cannot find module|` +
 	`^Error: |^error: |Permission denied|Segmentation fault|Killed$)`)
 
+// failureLiterals are the literal parts of outputFailure: one of them is
+// in any text it matches (a test asserts it), so a text with none is not
+// matched — most outputs, found with a few substring searches instead of
+// the expression.
+var failureLiterals = []string{"ERR_", "Traceback (most recent call last)", "ModuleNotFoundError", "command not found",
+	"Timeout ", "(HTTP ", "npm ERR!", "fatal: ", "panic: ", "Error: ", "error: ", "Permission denied",
+	"Segmentation fault", "Killed"}
+
+// mayShowFailure reports whether out holds one of failureLiterals.
+func mayShowFailure(out string) bool {
+	for _, l := range failureLiterals {
+		if strings.Contains(out, l) {
+			return true
+		}
+	}
+	return false
+}
+
 // filterPrograms only reshape what the command before them printed.
 var filterPrograms = map[string]bool{"head": true, "tail": true, "grep": true, "rg": true, "sed": true, "awk": true,
 	"jq": true, "sort": true, "uniq": true, "wc": true, "cat": true, "tee": true, "less": true, "cut": true, "tr": true,
@@ -92,28 +112,45 @@ func command(args string) string {
 	if args == "" {
 		return ""
 	}
-	var a struct {
-		Cmd     json.RawMessage `json:"cmd"`
-		Command json.RawMessage `json:"command"`
-	}
-	if json.Unmarshal([]byte(args), &a) != nil {
+	p := argParsers.Get()
+	defer argParsers.Put(p)
+	v, err := p.Parse(args)
+	if err != nil {
 		return ""
 	}
-	for _, raw := range []json.RawMessage{a.Cmd, a.Command} {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && s != "" {
-			return s
+	for _, key := range []string{"cmd", "command"} {
+		f := v.Get(key)
+		if f == nil {
+			continue
 		}
-		var parts []string
-		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
+		switch f.Type() {
+		case fastjson.TypeString:
+			if s := string(f.GetStringBytes()); s != "" {
+				return s
+			}
+		case fastjson.TypeArray:
+			var parts []string
+			for _, e := range f.GetArray() {
+				if e.Type() != fastjson.TypeString {
+					parts = nil
+					break
+				}
+				parts = append(parts, string(e.GetStringBytes()))
+			}
 			if len(parts) >= 3 && (parts[1] == "-lc" || parts[1] == "-c") {
 				return parts[len(parts)-1]
 			}
-			return strings.Join(parts, " ")
+			if len(parts) > 0 {
+				return strings.Join(parts, " ")
+			}
 		}
 	}
 	return ""
 }
+
+// argParsers parse tool-call arguments (fastjson parsers are reused, one
+// per goroutine at a time).
+var argParsers fastjson.ParserPool
 
 // segments splits a command line into pipeline stages and chained
 // commands (at |, ||, &&, ; and line breaks outside quotes).
@@ -258,8 +295,10 @@ func firstLine(s string, re *regexp.Regexp) string {
 
 // classifyCalls sets the class, operation and recovery of every call: acts
 // are the session's user events (rejections and clarifications name the
-// calls they refused).
-func classifyCalls(calls []store.SessionCall, acts []act) []tcall {
+// calls they refused). With need set, only the calls made at a time it
+// needs are classified up front; another is classified only when a needed
+// one's cause or recovery asks for it, and otherwise keeps an empty class.
+func classifyCalls(calls []store.SessionCall, acts []act, need func(time.Time) bool) []tcall {
 	refused := map[string]string{}
 	for _, a := range acts {
 		if a.CallID != "" && (a.Kind == cortex.UserRejection || a.Kind == cortex.UserClarify) {
@@ -267,10 +306,27 @@ func classifyCalls(calls []store.SessionCall, acts []act) []tcall {
 		}
 	}
 	out := make([]tcall, len(calls))
+	hasOp, done := make([]bool, len(calls)), make([]bool, len(calls))
+	// op names call i's operation, ensure classifies it (each once).
+	op := func(i int) string {
+		if !hasOp[i] {
+			out[i].Op, hasOp[i] = operation(calls[i]), true
+		}
+		return out[i].Op
+	}
+	ensure := func(i int) *tcall {
+		if !done[i] {
+			op(i)
+			out[i].Class, out[i].Why = classify(calls[i], refused[calls[i].CallID])
+			done[i] = true
+		}
+		return &out[i]
+	}
 	for i, c := range calls {
-		t := tcall{SessionCall: c, Op: operation(c)}
-		t.Class, t.Why = classify(c, refused[c.CallID])
-		out[i] = t
+		out[i].SessionCall = c
+		if need == nil || need(c.Timestamp) {
+			ensure(i)
+		}
 	}
 	// A sibling cancellation names its cause: the failed call of the same
 	// tool just before it (Claude runs parallel calls of one message).
@@ -279,7 +335,7 @@ func classifyCalls(calls []store.SessionCall, acts []act) []tcall {
 			continue
 		}
 		for j := i - 1; j >= 0 && out[i].Timestamp.Sub(out[j].Timestamp) <= time.Minute; j-- {
-			if out[j].failure() && out[j].Thread == out[i].Thread {
+			if ensure(j).failure() && out[j].Thread == out[i].Thread {
 				out[i].Cause = out[j].ID
 				break
 			}
@@ -290,8 +346,8 @@ func classifyCalls(calls []store.SessionCall, acts []act) []tcall {
 		if !out[i].failure() {
 			continue
 		}
-		for _, later := range out[i+1:] {
-			if later.Thread == out[i].Thread && later.Op == out[i].Op && later.Class == classOK {
+		for j := i + 1; j < len(out); j++ {
+			if out[j].Thread == out[i].Thread && op(j) == out[i].Op && ensure(j).Class == classOK {
 				out[i].Recovered = true
 				break
 			}
@@ -401,6 +457,9 @@ func maskedOrOK(c store.SessionCall) (string, string) {
 		return classOK, ""
 	}
 	out := codexBody(c.Output)
+	if !mayShowFailure(out) {
+		return classOK, ""
+	}
 	if l := firstLine(out, outputFailure); l != "" {
 		return classFailedInOutput, l
 	}

@@ -2,7 +2,9 @@ package incident
 
 import (
 	"encoding/json"
+	"regexp/syntax"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,7 +116,7 @@ func TestClassifyCallsRecoveryAndCause(t *testing.T) {
 		{ToolCall: sqlite.ToolCall{ID: 5, Timestamp: at(20), ToolName: "Bash", Status: cortex.CallSuccess}, Arguments: shell("npm test")},
 		{ToolCall: sqlite.ToolCall{ID: 6, Timestamp: at(30), ToolName: "Bash", Status: cortex.CallError, IsError: true, ErrorText: "x"}, CallID: "toolu_r", Arguments: shell("rm -rf /")},
 	}
-	got := classifyCalls(calls, []act{{Kind: cortex.UserRejection, CallID: "toolu_r"}})
+	got := classifyCalls(calls, []act{{Kind: cortex.UserRejection, CallID: "toolu_r"}}, nil)
 	want := []struct {
 		class     string
 		recovered bool
@@ -130,6 +132,42 @@ func TestClassifyCallsRecoveryAndCause(t *testing.T) {
 	for i, w := range want {
 		if got[i].Class != w.class || got[i].Recovered != w.recovered || got[i].Cause != w.cause {
 			t.Errorf("call %d: %s recovered %v cause %d, want %+v", i+1, got[i].Class, got[i].Recovered, got[i].Cause, w)
+		}
+	}
+}
+
+// Every alternative of outputFailure holds one of failureLiterals, so the
+// substring prefilter never hides a match.
+func TestFailureLiteralsCoverOutputFailure(t *testing.T) {
+	re, err := syntax.Parse(outputFailure.String(), syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for re.Op == syntax.OpCapture || re.Op == syntax.OpConcat && len(re.Sub) == 1 {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpAlternate {
+		t.Fatalf("outputFailure is not an alternation: %v", re.Op)
+	}
+	for _, alt := range re.Sub {
+		lit := ""
+		for _, part := range append([]*syntax.Regexp{alt}, alt.Sub...) {
+			if part.Op == syntax.OpLiteral {
+				lit += string(part.Rune)
+			}
+		}
+		ok := false
+		for _, l := range failureLiterals {
+			ok = ok || strings.Contains(lit, l)
+		}
+		if !ok {
+			t.Errorf("alternative %v (literal %q) holds no failure literal", alt, lit)
+		}
+	}
+	for _, out := range []string{"npm ERR! code E404", "fatal: not a git repository", "Error [ERR_MODULE_NOT_FOUND]: x",
+		"page.goto: Timeout 30000ms exceeded.", "gh: Not Found (HTTP 404)", "zsh: command not found: jq"} {
+		if !outputFailure.MatchString(out) || !mayShowFailure(out) {
+			t.Errorf("%q: regexp %v, prefilter %v", out, outputFailure.MatchString(out), mayShowFailure(out))
 		}
 	}
 }

@@ -7,7 +7,10 @@
 //
 //  1. Candidate scan: the newest CandidateCap (10,000) candidates of the
 //     filters; more sets candidate_window_truncated (older candidates were
-//     not scanned, and the oldest group may be partial).
+//     not scanned, and the oldest group may be partial). Lenses that read
+//     the sessions their candidates touch whole (skill, friction) read at
+//     most SessionCap (1,000) sessions, those of the newest candidates;
+//     more sets the same flag.
 //  2. Grouping: per key (agent, host, project, session and the lens
 //     subject), candidates in time order are sessionized by gap: a
 //     candidate more than window_minutes (default 10, 1..120) after the

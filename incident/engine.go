@@ -10,6 +10,10 @@ import (
 
 // Bounds of the engine.
 const (
+	// SessionCap is how many sessions one listing of a lens that reads
+	// sessions whole (skill, friction) reads: those of its newest
+	// candidates. Beyond it the scan is reported truncated.
+	SessionCap = 1_000
 	// CandidateCap is how many candidate events or anchors one listing
 	// scans (the newest ones); more sets candidate_window_truncated.
 	CandidateCap = 10_000
@@ -197,6 +201,10 @@ func (e *Engine) run(ctx context.Context, l Lens, p *cortex.IncidentParams) (run
 	window := time.Duration(p.WindowMinutes) * time.Minute
 	var groups []*group
 	if gr, ok := l.(grouper); ok {
+		var cut bool
+		if ms, cut = sessionBudget(ms, SessionCap); cut {
+			r.truncated = true
+		}
 		if groups, err = gr.group(ctx, e.db, p, ms, window); err != nil {
 			return run{}, err
 		}
@@ -221,6 +229,26 @@ func (e *Engine) run(ctx context.Context, l Lens, p *cortex.IncidentParams) (run
 	}
 	sortIncidents(r.incidents)
 	return r, nil
+}
+
+// sessionBudget keeps the candidates of the first n sessions they touch
+// (candidates come newest first) and reports whether it dropped any.
+func sessionBudget(ms []member, n int) ([]member, bool) {
+	seen := map[groupKey]bool{}
+	out := ms[:0:0]
+	cut := false
+	for _, m := range ms {
+		k := groupKey{Tool: m.Key.Tool, Host: m.Key.Host, Session: m.Key.Session}
+		if !seen[k] {
+			if len(seen) == n {
+				cut = true
+				continue
+			}
+			seen[k] = true
+		}
+		out = append(out, m)
+	}
+	return out, cut
 }
 
 // completeGroups groups the candidates by gap, then completes the groups

@@ -2,8 +2,6 @@ package incident
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,31 +28,13 @@ func indexed(t testing.TB, paths ...string) *sqlite.DB {
 	return db
 }
 
-// labelledCase is one entry of the labelled corpus's expected.json.
-type labelledCase struct {
-	File           string   `json:"file"`
-	Lens           string   `json:"lens"`
-	Skill          string   `json:"skill"`
-	MCPServer      string   `json:"mcp_server"`
-	HookName       string   `json:"hook_name"`
-	Incident       bool     `json:"incident"`
-	SignalsInclude []string `json:"signals_include"`
-	TermsInclude   []string `json:"terms_include"`
-}
-
-func labelledCases(t *testing.T, root string) []labelledCase {
+func labelledCases(t *testing.T, root string) []LabelledCase {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, "expected.json"))
+	cases, err := ReadLabelled(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Cases []labelledCase `json:"cases"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc.Cases
+	return cases
 }
 
 // sessionOf returns the session id the file's rows were stored under.

@@ -43,8 +43,15 @@ func (frictionLens) prepare(p *cortex.IncidentParams) error {
 }
 
 func (frictionLens) candidates(ctx context.Context, db Store, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
-	rows, err := db.UserActCandidates(ctx, store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
-		Host: p.Host, Since: p.Since, Until: p.Until, Limit: capRows + 1})
+	// Only acts that can be friction are candidates when the stored
+	// readings are this binary's (else every act is: a store not yet
+	// refreshed after an upgrade). A session's other acts are read with it.
+	current, err := db.VoicesCurrent(ctx, voice.Version)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	rows, err := db.UserActKeys(ctx, store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+		Host: p.Host, Since: p.Since, Until: p.Until, Limit: capRows + 1}, current)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -81,7 +88,13 @@ type frictionAct struct {
 // a change of mind, an instruction right after a stop is its reason, a
 // prompt asked again is a re-ask.
 func frictionSignals(acts []act, calls []tcall) []frictionAct {
-	reasks := markReasks(acts)
+	return frictionSignalsOf(acts, calls, markReasks(acts))
+}
+
+// frictionSignalsOf is frictionSignals with the session's re-asks given
+// (markReasks), to read a session twice without comparing its prompts
+// twice.
+func frictionSignalsOf(acts []act, calls []tcall, reasks map[int]bool) []frictionAct {
 	var out []frictionAct
 	seenTyped := false
 	for i, a := range acts {
@@ -222,22 +235,23 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 		if len(sv.acts) == 0 {
 			continue
 		}
-		// Tool calls only matter around friction: read them over the span
-		// from the turn of the first possible friction act to the last.
-		pre := frictionSignals(sv.acts, nil)
+		// Tool calls only matter in the turns of possible friction acts:
+		// when and in which thread they ran, and which one the user
+		// refused (none is classified).
+		reasks := markReasks(sv.acts)
+		pre := frictionSignalsOf(sv.acts, nil, reasks)
 		if len(pre) == 0 {
 			continue
 		}
-		from := turnStart(sv.acts, pre[0].index)
-		to := sv.acts[pre[len(pre)-1].index].At
-		calls, _, err := vr.calls(ctx, sv, from, to)
-		if err != nil {
-			return nil, err
+		calls := []tcall{}
+		for _, w := range turnWindows(sv.acts, pre, windowGap) {
+			cs, _, err := vr.callTimes(ctx, sv, w[0], w[1])
+			if err != nil {
+				return nil, err
+			}
+			calls = append(calls, cs...)
 		}
-		if calls == nil {
-			calls = []tcall{}
-		}
-		hits := frictionSignals(sv.acts, calls)
+		hits := frictionSignalsOf(sv.acts, calls, reasks)
 		if len(hits) == 0 {
 			continue
 		}
@@ -366,6 +380,26 @@ func attribute(g *group, sv *sessionView, calls []tcall, hooks []store.HookRun) 
 	out := make([]cortex.Attribution, 0, len(order))
 	for _, k := range order {
 		out = append(out, *byKey[k])
+	}
+	return out
+}
+
+// windowGap joins the turns of friction acts less than this apart into
+// one read of the session's calls.
+const windowGap = 30 * time.Minute
+
+// turnWindows are the turns of the friction acts — from the user's
+// previous typed act to the act — merged where they overlap or are less
+// than gap apart, in time order.
+func turnWindows(acts []act, fa []frictionAct, gap time.Duration) [][2]time.Time {
+	var out [][2]time.Time
+	for _, f := range fa { // in act order
+		w := [2]time.Time{turnStart(acts, f.index), acts[f.index].At}
+		if n := len(out); n > 0 && w[0].Sub(out[n-1][1]) < gap {
+			out[n-1][1] = maxTime(out[n-1][1], w[1])
+			continue
+		}
+		out = append(out, w)
 	}
 	return out
 }

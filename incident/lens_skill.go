@@ -128,13 +128,18 @@ func (l skillLens) group(ctx context.Context, db Store, p *cortex.IncidentParams
 		if len(runs) == 0 {
 			continue
 		}
-		from, to := runs[0].Start, time.Time{}
-		for _, r := range runs {
-			from = minTime(from, r.Start)
-		}
-		calls, _, err := vr.calls(ctx, sv, from, to)
-		if err != nil {
-			return nil, err
+		// The calls of the runs' scopes, and a while after each (a failure
+		// recovered later), read per scope; only calls in a scope are
+		// classified.
+		var calls []tcall
+		for _, w := range scopeWindows(runs, recoveryAfter) {
+			cs, _, err := vr.calls(ctx, sv, w[0], w[1], func(t time.Time) bool {
+				return slices.ContainsFunc(runs, func(r *skillRun) bool { return r.covers(t) })
+			})
+			if err != nil {
+				return nil, err
+			}
+			calls = append(calls, cs...)
 		}
 		for _, r := range runs {
 			k := groupKey{Tool: sk.Tool, Host: sk.Host, Project: runProject(r, sv), Session: sk.Session,
@@ -149,6 +154,38 @@ func (l skillLens) group(ctx context.Context, db Store, p *cortex.IncidentParams
 		}
 	}
 	return out, nil
+}
+
+// recoveryAfter is how long after a run's scope a skill session's calls
+// are read: a failure recovered later than that is not counted as
+// recovered.
+const recoveryAfter = 10 * time.Minute
+
+// scopeWindows are the runs' scopes, each extended by after (open when a
+// scope is), merged where they overlap, in time order.
+func scopeWindows(runs []*skillRun, after time.Duration) [][2]time.Time {
+	ws := make([][2]time.Time, 0, len(runs))
+	for _, r := range runs {
+		end := r.End
+		if !end.IsZero() {
+			end = end.Add(after)
+		}
+		ws = append(ws, [2]time.Time{r.Start, end})
+	}
+	slices.SortFunc(ws, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var out [][2]time.Time
+	for _, w := range ws {
+		if n := len(out); n > 0 && (out[n-1][1].IsZero() || !w[0].After(out[n-1][1])) {
+			if out[n-1][1].IsZero() || w[1].IsZero() {
+				out[n-1][1] = time.Time{}
+			} else {
+				out[n-1][1] = maxTime(out[n-1][1], w[1])
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // runProject is the project a run's key carries: its first event's, else

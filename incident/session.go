@@ -5,9 +5,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/store"
-	"github.com/cortexhq/cortex/voice"
 )
 
 // Bounds of the per-session reads.
@@ -35,12 +33,11 @@ type sessionView struct {
 // them).
 type voiceReader struct {
 	db    Store
-	abuse *phrase.Set
 	known map[string]bool
 }
 
 func newVoiceReader(db Store) *voiceReader {
-	return &voiceReader{db: db, abuse: phrase.NewSet(voice.DefaultAbuseTerms...)}
+	return &voiceReader{db: db}
 }
 
 // session reads one session's acts and skill events and scopes its runs.
@@ -53,7 +50,7 @@ func (v *voiceReader) session(ctx context.Context, s store.SessionScope) (*sessi
 	if len(rows) > sessionUserRowsCap {
 		rows, sv.truncated = rows[:sessionUserRowsCap], true
 	}
-	sv.acts = toActs(rows, v.abuse)
+	sv.acts = toActs(rows)
 	if sv.skills, err = v.db.SessionSkillEvents(ctx, s, sessionSkillEventsCap+1); err != nil {
 		return nil, err
 	}
@@ -82,8 +79,9 @@ func (v *voiceReader) session(ctx context.Context, s store.SessionScope) (*sessi
 }
 
 // calls reads and classifies the session's tool calls in [from, to] (the
-// zero time leaves a side open).
-func (v *voiceReader) calls(ctx context.Context, sv *sessionView, from, to time.Time) ([]tcall, bool, error) {
+// zero time leaves a side open); with need set, only the calls made at a
+// time it needs are classified (see classifyCalls).
+func (v *voiceReader) calls(ctx context.Context, sv *sessionView, from, to time.Time, need func(time.Time) bool) ([]tcall, bool, error) {
 	cs, err := v.db.SessionCalls(ctx, sv.scope, from, to, sessionToolCallsCap+1)
 	if err != nil {
 		return nil, false, err
@@ -92,7 +90,26 @@ func (v *voiceReader) calls(ctx context.Context, sv *sessionView, from, to time.
 	if truncated {
 		cs = cs[:sessionToolCallsCap]
 	}
-	return classifyCalls(cs, sv.acts), truncated, nil
+	return classifyCalls(cs, sv.acts, need), truncated, nil
+}
+
+// callTimes reads when, where and in which thread the session's calls in
+// [from, to] ran, and which call each is, without their texts and
+// unclassified (Class empty): for readers of the calls' timing only.
+func (v *voiceReader) callTimes(ctx context.Context, sv *sessionView, from, to time.Time) ([]tcall, bool, error) {
+	cs, err := v.db.SessionCallTimes(ctx, sv.scope, from, to, sessionToolCallsCap+1)
+	if err != nil {
+		return nil, false, err
+	}
+	truncated := len(cs) > sessionToolCallsCap
+	if truncated {
+		cs = cs[:sessionToolCallsCap]
+	}
+	out := make([]tcall, len(cs))
+	for i, c := range cs {
+		out[i].SessionCall = c
+	}
+	return out, truncated, nil
 }
 
 // lastActivity is the last instant of the run's scope that shows the

@@ -17,6 +17,13 @@ type Store interface {
 	// Candidate scans, newest first, at most f.Limit rows.
 	SkillCandidates(ctx context.Context, f store.CandidateFilter) ([]store.SkillCandidate, error)
 	UserActCandidates(ctx context.Context, f store.CandidateFilter) ([]store.UserAct, error)
+	// UserActKeys is UserActCandidates without the texts and readings; with
+	// saying set, only interrupts, refusals and acts whose stored reading
+	// says something (valid when VoicesCurrent reports true).
+	UserActKeys(ctx context.Context, f store.CandidateFilter, saying bool) ([]store.UserAct, error)
+	// VoicesCurrent reports whether every user event's stored reading was
+	// made by the rules of the given version.
+	VoicesCurrent(ctx context.Context, version int) (bool, error)
 	MCPCandidates(ctx context.Context, f store.MCPFilter) ([]store.MCPCandidate, error)
 	HookCandidates(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error)
 	HookConfigRows(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error)
@@ -29,6 +36,10 @@ type Store interface {
 	SessionUserActs(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.UserAct, error)
 	SessionSkillEvents(ctx context.Context, s store.SessionScope, limit int) ([]store.SessionSkill, error)
 	SessionCalls(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.SessionCall, error)
+	// SessionCallTimes is SessionCalls without the outputs, and with the
+	// arguments only of calls that read a SKILL.md: when and where calls
+	// ran.
+	SessionCallTimes(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.SessionCall, error)
 	SessionToolCalls(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.ToolCall, error)
 	SessionMCPCalls(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.ToolCall, error)
 	SessionToolEvents(ctx context.Context, s store.SessionScope, from, to time.Time, mcpOnly bool, limit int) ([]cortex.ToolEventRow, error)
@@ -42,6 +53,8 @@ type Store interface {
 	NextContextRow(ctx context.Context, s store.SessionScope, t time.Time, afterID int64, within time.Duration) (int64, error)
 	ResultRows(ctx context.Context, s store.SessionScope, callLogIDs []int64) (map[int64]int64, error)
 	SessionsBetween(ctx context.Context, f store.SessionFilter) ([]store.SessionSpan, error)
+	// Sessions lists sessions (a labelled corpus's, by transcript path).
+	Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error)
 
 	// Rows and events by id.
 	RowsByID(ctx context.Context, ids []int64) ([]cortex.EvidenceRow, error)

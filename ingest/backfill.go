@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/cortexhq/cortex/redact"
 	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/transcript"
+	"github.com/cortexhq/cortex/voice"
 )
 
 // Event kinds a backfill can rebuild.
@@ -25,7 +27,7 @@ const (
 )
 
 // EventKinds lists the backfill kinds.
-func EventKinds() []string { return []string{KindSkills, KindTools, KindHooks, KindUsers} }
+func EventKinds() []string { return []string{KindBodies, KindSkills, KindTools, KindHooks, KindUsers} }
 
 // userRoles are the roles of rows that can carry user events: typed text,
 // interrupts and aborts (system), rejections (tool results).
@@ -35,7 +37,7 @@ var userRoles = []cortex.Role{cortex.RoleUser, cortex.RoleSystem, cortex.RoleToo
 type BackfillStore interface {
 	TranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role, limit int) ([]sqlite.StoredRecord, error)
 	StoreEvents(ctx context.Context, recs []sqlite.EventRecord, dry *sqlite.DryRun) (cortex.EventCounts, error)
-	AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(int) bool, staleAfter time.Duration) (func(), error)
+	locker
 }
 
 // BackfillOptions configures Backfill.
@@ -81,10 +83,15 @@ type BackfillResult struct {
 	ParseErrors int64              `json:"parse_errors"`
 	// Truncated is set when Limit stopped the scan before the last row;
 	// continue with AfterID = LastID.
-	Truncated bool     `json:"truncated"`
-	LastID    int64    `json:"last_id"`
-	Elapsed   Duration `json:"elapsed"`
-	Errors    []string `json:"errors,omitempty"`
+	Truncated bool  `json:"truncated"`
+	LastID    int64 `json:"last_id"`
+	// VoicesRead counts user events read again by this binary's voice
+	// rules (pending backfills only).
+	VoicesRead int64    `json:"voices_read,omitempty"`
+	Elapsed    Duration `json:"elapsed"`
+	Errors     []string `json:"errors,omitempty"`
+	// SkillBodies reports the skill-body pass (kind bodies).
+	SkillBodies *SkillBodyResult `json:"skill_bodies,omitempty"`
 }
 
 // Backfill rebuilds events from the records stored in the database (not
@@ -106,18 +113,10 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 2000
 	}
-	if opts.Redactor == nil {
-		opts.Redactor = redact.New()
-	}
-	if opts.Codec == nil {
-		if opts.Codec, err = rawcodec.New(); err != nil {
-			return res, err
-		}
-	}
 	if opts.Holder == "" {
 		opts.Holder = "backfill"
 	}
-	release, err := store.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, proc.Alive, 6*time.Hour)
+	release, err := beginMaintenance(ctx, store, &opts.Redactor, &opts.Codec, opts.Holder, opts.Hostname)
 	if err != nil {
 		return res, err
 	}
@@ -135,7 +134,8 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 		dry = sqlite.NewDryRun()
 	}
 	after := opts.AfterID
-	for {
+	rowKinds := slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == KindBodies })
+	for len(rowKinds) > 0 {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
@@ -200,6 +200,17 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 			opts.Progress(BackfillProgress{Scanned: res.Scanned, LastID: after})
 		}
 	}
+	if want[KindBodies] && !res.Truncated {
+		bs, ok := store.(SkillBodyStore)
+		if !ok {
+			return res, cortex.Errorf(cortex.CodeInternal, "this store keeps no skill bodies")
+		}
+		b, err := ResolveSkillBodies(ctx, bs, SkillBodyOptions{All: true, DryRun: opts.DryRun, Codec: opts.Codec})
+		if err != nil {
+			return res, err
+		}
+		res.SkillBodies = &b
+	}
 	res.Elapsed = Duration(time.Since(start))
 	if c, ok := store.(pendingClearer); ok && !opts.DryRun && !res.Truncated && opts.AfterID == 0 && opts.Since.IsZero() {
 		for _, k := range kinds {
@@ -228,12 +239,73 @@ type PendingStore interface {
 // It returns a zero result and ran=false when nothing is pending.
 func BackfillPending(ctx context.Context, db PendingStore, opts BackfillOptions) (res BackfillResult, ran bool, err error) {
 	kinds, err := db.PendingBackfills(ctx)
-	if err != nil || len(kinds) == 0 {
+	if err != nil {
 		return res, false, err
 	}
-	opts.Kinds, opts.AfterID, opts.Limit, opts.Since, opts.DryRun = kinds, 0, 0, time.Time{}, false
-	res, err = Backfill(ctx, db, opts)
-	return res, true, err
+	if len(kinds) > 0 {
+		opts.Kinds, opts.AfterID, opts.Limit, opts.Since, opts.DryRun = kinds, 0, 0, time.Time{}, false
+		if res, err = Backfill(ctx, db, opts); err != nil {
+			return res, true, err
+		}
+		ran = true
+	}
+	if vs, ok := db.(VoiceStore); ok {
+		n, err := RefreshVoices(ctx, vs, opts)
+		res.VoicesRead = n
+		ran = ran || n > 0
+		if err != nil {
+			return res, ran, err
+		}
+	}
+	return res, ran, nil
+}
+
+// VoiceStore is a store of user events with their stored readings.
+type VoiceStore interface {
+	StaleVoices(ctx context.Context, version int, after int64, limit int) ([]sqlite.UserAct, error)
+	SetVoices(ctx context.Context, readings []sqlite.VoiceReading) error
+	locker
+}
+
+// RefreshVoices reads again the user events whose stored reading is
+// missing or of other rules than this binary's (voice.Version), in
+// batches of one transaction each, and returns how many it read. It runs
+// under the backfill lock.
+func RefreshVoices(ctx context.Context, db VoiceStore, opts BackfillOptions) (int64, error) {
+	first, err := db.StaleVoices(ctx, voice.Version, 0, 1)
+	if err != nil || len(first) == 0 {
+		return 0, err
+	}
+	if opts.Holder == "" {
+		opts.Holder = "backfill"
+	}
+	release, err := db.AcquireLock(ctx, "event backfill", opts.Holder, os.Getpid(), opts.Hostname, proc.Alive, 6*time.Hour)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	var n, after int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		acts, err := db.StaleVoices(ctx, voice.Version, after, 2000)
+		if err != nil || len(acts) == 0 {
+			return n, err
+		}
+		readings := make([]sqlite.VoiceReading, len(acts))
+		for i, a := range acts {
+			readings[i] = sqlite.VoiceReading{ID: a.ID, Version: voice.Version}
+			if a.Text != "" {
+				readings[i].Voice = voice.Encode(voice.Read(a.Text, nil))
+			}
+			after = a.ID
+		}
+		if err := db.SetVoices(ctx, readings); err != nil {
+			return n, err
+		}
+		n += int64(len(acts))
+	}
 }
 
 // extractStored rebuilds a stored record's events exactly as ingest did:
@@ -252,6 +324,7 @@ func extractStored(opts BackfillOptions, r sqlite.StoredRecord) (cortex.Events, 
 		return cortex.Events{}, err
 	}
 	RedactEvents(opts.Redactor, &ev)
+	ReadVoices(&ev)
 	return ev, nil
 }
 
@@ -272,8 +345,10 @@ func normalizeKinds(kinds []string) ([]string, error) {
 			k = KindHooks
 		case "user", "users":
 			k = KindUsers
+		case "body", "bodies", "versions", "skill-bodies":
+			k = KindBodies
 		default:
-			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp, hooks or users)", k)
+			return nil, cortex.Errorf(cortex.CodeInvalid, "unknown event kind %q (use skills, mcp, hooks, users or bodies)", k)
 		}
 		if !seen[k] {
 			seen[k] = true
@@ -282,4 +357,27 @@ func normalizeKinds(kinds []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// locker takes the store's single-flight maintenance lock.
+type locker interface {
+	AcquireLock(ctx context.Context, name, holder string, pid int, host string, alive func(int) bool, staleAfter time.Duration) (func(), error)
+}
+
+// beginMaintenance fills the defaults a maintenance run over the stored
+// records shares (the rules, the raw-record codec) and takes the
+// single-flight lock that backfill and rescan share: one of them at a
+// time per database, a second fails fast with code busy.
+func beginMaintenance(ctx context.Context, store locker, red **redact.Redactor, codec **rawcodec.Codec, holder, host string) (func(), error) {
+	if *red == nil {
+		*red = redact.New()
+	}
+	if *codec == nil {
+		c, err := rawcodec.New()
+		if err != nil {
+			return nil, err
+		}
+		*codec = c
+	}
+	return store.AcquireLock(ctx, "event backfill", holder, os.Getpid(), host, proc.Alive, 6*time.Hour)
 }

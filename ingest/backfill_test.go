@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/voice"
 )
 
 // eventDump renders every event table as sorted lines (ids of event rows
@@ -23,7 +25,7 @@ func eventDump(t testing.TB, path string) map[string][]string {
 		"skills": `SELECT log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp, skill_name, skill_plugin, skill_path,
 			event_kind, evidence_kind, metadata_json, ai_agent_id FROM ai_skill_events`,
 		"users": `SELECT log_id, event_index, ai_tool, ai_project, ai_session_id, hostname, ai_agent_id, timestamp, event_kind,
-			text, call_id, source, metadata_json FROM ai_user_events`,
+			text, call_id, source, metadata_json, voice, voice_version FROM ai_user_events`,
 		"mcp": `SELECT call_log_id, result_log_id, ai_tool, ai_project, ai_session_id, hostname, timestamp, call_timestamp,
 			result_timestamp, turn_id, call_id, tool_name, mcp_server, mcp_tool, event_kind, result_kind, status, duration_ms,
 			is_error, exit_code, arguments_json, output_preview, error_text, metadata_json, ai_agent_id FROM ai_mcp_events`,
@@ -268,4 +270,64 @@ func TestBackfillKindsLimitAndLock(t *testing.T) {
 		t.Errorf("the lock was not released (%d rows)", n)
 	}
 	_ = fmt.Sprint
+}
+
+// Readings made by other voice rules (or none, from before the column)
+// are read again when the store is next indexed, once, and come out as
+// at ingest.
+func TestStaleVoicesAreReadAgainOnIndex(t *testing.T) {
+	dir := corpusDirs(t)
+	db, path := openDB(t)
+	index(t, db, Options{Paths: []string{dir}, Workers: 1})
+	raw := rawDB(t, path)
+	readings := func() map[int64]string {
+		rows, err := raw.Query(`SELECT id, COALESCE(voice, ''), COALESCE(voice_version, 0) FROM ai_user_events ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[int64]string{}
+		for rows.Next() {
+			var id int64
+			var v string
+			var version int
+			if err := rows.Scan(&id, &v, &version); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = fmt.Sprintf("%s@%d", v, version)
+		}
+		return out
+	}
+	want := readings()
+	said := 0
+	for _, r := range want {
+		if !strings.HasPrefix(r, "@") {
+			said++
+		}
+		if !strings.HasSuffix(r, fmt.Sprintf("@%d", voice.Version)) {
+			t.Fatalf("a reading at ingest is not of this binary's rules: %s", r)
+		}
+	}
+	if len(want) == 0 || said == 0 {
+		t.Fatalf("%d user events, %d with a reading", len(want), said)
+	}
+	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`UPDATE ai_user_events SET voice = NULL, voice_version = NULL WHERE id % 2 = 0;
+		UPDATE ai_user_events SET voice = '{"categories":["stop"]}', voice_version = 1 WHERE id % 2 = 1`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	sum := index(t, db, Options{Paths: []string{dir}, Workers: 1})
+	if sum.Backfilled == nil || sum.Backfilled.VoicesRead != int64(len(want)) {
+		t.Fatalf("voices read again: %+v, want %d", sum.Backfilled, len(want))
+	}
+	if got := readings(); !maps.Equal(got, want) {
+		t.Error("readings after the refresh differ from those at ingest")
+	}
+	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
+		t.Errorf("the refresh ran twice: %+v", again.Backfilled)
+	}
 }

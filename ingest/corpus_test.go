@@ -141,6 +141,12 @@ func countCorpus(t *testing.T, root string) corpusFacts {
 }
 
 func TestIndexRealCorpus(t *testing.T) {
+	if testing.Short() {
+		// The race run (-short) drives the same concurrent pipeline with
+		// the generated and labelled corpora; the whole real corpus under
+		// the race detector takes minutes.
+		t.Skip("the whole real corpus: not in -short")
+	}
 	root := realCorpus(t)
 	facts := countCorpus(t, root)
 	db, path := openDB(t)

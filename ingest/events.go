@@ -3,6 +3,7 @@ package ingest
 import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/redact"
+	"github.com/cortexhq/cortex/voice"
 )
 
 // RedactEvents redacts the free-text fields of events (arguments, outputs,
@@ -31,5 +32,19 @@ func RedactEvents(r *redact.Redactor, ev *cortex.Events) {
 	}
 	for i := range ev.Users {
 		ev.Users[i].Text, _ = r.String(ev.Users[i].Text)
+	}
+}
+
+// ReadVoices reads what each user event says (package voice, default
+// abuse terms) and keeps the encoded reading with the rules' version, so
+// the lenses read it from the store instead of reading every act again.
+// Run it after RedactEvents: the reading is of the stored text.
+func ReadVoices(ev *cortex.Events) {
+	for i := range ev.Users {
+		u := &ev.Users[i]
+		if u.Text != "" {
+			u.Voice = voice.Encode(voice.Read(u.Text, nil))
+		}
+		u.VoiceVersion = voice.Version
 	}
 }

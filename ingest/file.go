@@ -74,6 +74,9 @@ func (r *reader) file(ctx context.Context, j job, out chan<- batchMsg) {
 	fr := &fileRun{r: r, j: j, out: out, occ: map[string]int64{}}
 	fr.stats.skipped = map[string]int64{}
 	fr.src = cortex.Source{ID: j.prev.ID, Path: j.c.path}
+	if j.has && j.prev.Path != j.c.path {
+		fr.src.MovedFrom = j.prev.Path
+	}
 	if err := fr.run(ctx); err != nil && fr.failed == nil {
 		fr.failed = err
 	}
@@ -107,17 +110,20 @@ func (fr *fileRun) run(ctx context.Context) error {
 	if _, err := io.ReadFull(f, head); err != nil {
 		return fmt.Errorf("read: %w", err)
 	}
+	fr.src.HeadHash = headHash(head)
 	format := fr.j.c.format
 	if fr.j.has && fr.j.prev.Kind != KindUnsupported && fr.j.prev.Kind != KindEmpty && fr.j.prev.Kind != "" {
 		format = transcript.Format(fr.j.prev.Kind)
 	}
 	if format == "" {
-		format, err = transcript.Sniff(head)
+		var first []byte
+		format, first, err = sniffFile(f, head, size)
 		if err != nil {
 			fr.stats.outcome = "unsupported"
 			fr.src.Kind = KindUnsupported
 			fr.src.Complete = true
-			fr.src.LastError = describeUnsupported(head)
+			fr.src.LastError = describeUnsupported(first)
+			fr.src.ParserState = []byte(sniffState)
 			if fr.j.c.explicit {
 				fr.stats.err = fr.src.LastError
 			}
@@ -261,7 +267,7 @@ func (fr *fileRun) readLines(ctx context.Context, f *os.File, size int64, head [
 		// Secrets are redacted before parsing, so the stored raw record, the
 		// entry and its events all come from the same redacted bytes (backfill
 		// re-extracts events from the stored raw and must find the same).
-		line, _ := fr.r.opts.Redactor.Bytes(l.Data)
+		line, _ := fr.r.opts.Redactor.JSON(l.Data)
 		results := transcript.ParseLine(parser, line, l.No, l.Complete)
 		if len(results) == 1 && errors.Is(results[0].Err, transcript.ErrTruncated) {
 			// An incomplete trailing record: leave it for the next read.
@@ -321,11 +327,12 @@ func (fr *fileRun) readDocument(ctx context.Context, f *os.File, size int64, ctx
 	// messages dedupe, changed ones are updated.
 	fr.stats.outcome = "read"
 	fr.batch.Reset = true
-	redacted, _ := fr.r.opts.Redactor.Bytes(data)
+	redacted, _ := fr.r.opts.Redactor.JSON(data)
 	results, err := transcript.ParseGemini(ctxFile, redacted)
 	if err != nil {
-		fr.src.LastError = err.Error()
-		fr.stats.err = err.Error()
+		msg := string(fr.r.opts.Redactor.Opaque([]byte(err.Error())))
+		fr.src.LastError = msg
+		fr.stats.err = msg
 		fr.stats.outcome = "failed"
 	}
 	for i := range results {
@@ -384,6 +391,7 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 	if !fr.r.opts.NoEvents {
 		events = res.Events
 		RedactEvents(red, &events)
+		ReadVoices(&events)
 	}
 	sum := sha256.Sum256(raw)
 	enc := fr.r.opts.Codec.Encode(nil, raw)
@@ -428,6 +436,8 @@ func (fr *fileRun) unknown(version, typ string) {
 
 func (fr *fileRun) parseError(line, offset int64, msg string, raw []byte) {
 	fr.stats.parseErrors++
+	// A JSON parser's message quotes the bad input: redacted like it.
+	msg = string(fr.r.opts.Redactor.Opaque([]byte(msg)))
 	fr.batch.ParseErrors = append(fr.batch.ParseErrors, cortex.ParseError{
 		Line: line, Offset: offset, Error: msg, Preview: fr.preview(raw)})
 }
@@ -437,7 +447,7 @@ func (fr *fileRun) preview(raw []byte) string {
 	if len(raw) > previewBytes*4 {
 		raw = raw[:previewBytes*4]
 	}
-	s, _ := fr.r.opts.Redactor.String(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	s := strings.ToValidUTF8(string(fr.r.opts.Redactor.Opaque(raw)), "\uFFFD")
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\t' || r == 0x7f {
 			return ' '
@@ -619,6 +629,46 @@ func readAgentType(path string) string {
 		return ""
 	}
 	return m.AgentType
+}
+
+// sniffState marks an unsupported source with the version of the content
+// sniffing that judged it; a source judged by an older version is sniffed
+// again (version 2 reads first records over 64 KiB whole).
+const sniffState = `{"sniff":2}`
+
+// resniff reports whether an unchanged file must be read again anyway: a
+// file named on the command line that is not a transcript is reported on
+// every run, and one judged by an older sniffer is judged again.
+func resniff(c candidate, prev cortex.Source) bool {
+	return prev.Kind == KindUnsupported && (c.explicit || string(prev.ParserState) != sniffState)
+}
+
+// sniffRecords bounds how many first records sniffFile reads whole.
+const sniffRecords = 3
+
+// sniffFile identifies a file's format from its head, or — when the head
+// (the first 64 KiB) ends inside the first records — from its first
+// records read whole, whatever their size (up to transcript.MaxRecordBytes
+// each). It returns the bytes it judged.
+func sniffFile(f *os.File, head []byte, size int64) (transcript.Format, []byte, error) {
+	format, err := transcript.Sniff(head)
+	if err == nil || int64(len(head)) >= size || bytes.Count(head, []byte("\n")) >= sniffRecords {
+		return format, head, err
+	}
+	lr := transcript.NewLineReader(io.NewSectionReader(f, 0, size), 0, 1)
+	var first []byte
+	for n := 0; n < sniffRecords; n++ {
+		l, lerr := lr.Next()
+		if lerr != nil || l.TooLong {
+			break
+		}
+		first = append(append(first, l.Data...), '\n')
+	}
+	if len(first) <= len(head) {
+		return format, head, err
+	}
+	format, err = transcript.Sniff(first)
+	return format, first, err
 }
 
 // describeUnsupported says why a file is not a transcript.

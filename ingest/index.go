@@ -94,6 +94,7 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 	}
 	var jobs []job
 	var total int64
+	moves := newMoves(sources, d.files)
 	for _, c := range d.files {
 		sum.FilesSeen++
 		prev, has := sources[c.path]
@@ -101,7 +102,14 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 			sum.FilesOlder++
 			continue
 		}
-		if has && !opts.Force && prev.Complete && prev.Size == c.size && prev.ModTimeNS == c.mtimeNS {
+		if !has {
+			// A new path may be a known file that was moved or renamed.
+			if prev, has = moves.find(c); has {
+				sum.FilesMoved++
+			}
+		}
+		if has && !opts.Force && prev.Complete && prev.Size == c.size && prev.ModTimeNS == c.mtimeNS &&
+			prev.Path == c.path && !resniff(c, prev) {
 			sum.FilesUnchanged++
 			continue
 		}
@@ -159,6 +167,15 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 		}
 	}
 	storeErr := w.storeErr
+	if bs, ok := store.(SkillBodyStore); ok && storeErr == nil && ctx.Err() == nil && !opts.NoEvents {
+		// New skill loads get their body version (and loads stored before
+		// versions existed get theirs on the first run).
+		res, err := ResolveSkillBodies(ctx, bs, SkillBodyOptions{Codec: opts.Codec, Now: opts.Now})
+		if err != nil && ctx.Err() == nil {
+			storeErr = err
+		}
+		sum.SkillBodies = res.Bodies
+	}
 	sum.Elapsed = Duration(opts.Now().Sub(start))
 	if secs := time.Duration(sum.Elapsed).Seconds(); secs > 0 {
 		sum.RecordsPerS = math.Round(float64(sum.Records)/secs*10) / 10

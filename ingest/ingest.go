@@ -8,6 +8,8 @@ import (
 	"context"
 	"log/slog"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -85,6 +87,9 @@ type Summary struct {
 	FilesResumed int `json:"files_resumed"`
 	// FilesRewritten were found rewritten or truncated and re-read.
 	FilesRewritten int `json:"files_rewritten"`
+	// FilesMoved were known files found under a new path (moved or
+	// renamed): their source follows them, nothing is stored twice.
+	FilesMoved int `json:"files_moved"`
 	// FilesUnsupported are not transcripts of a supported agent.
 	FilesUnsupported int `json:"files_unsupported"`
 	FilesEmpty       int `json:"files_empty"`
@@ -103,11 +108,14 @@ type Summary struct {
 	// batches, see the writer).
 	Transactions int64 `json:"transactions"`
 	// Events counts the skill, tool-call and hook events stored.
-	Events       cortex.EventCounts `json:"events"`
-	Skipped      map[string]int64   `json:"records_skipped"`
-	ParseErrors  int64              `json:"parse_errors"`
-	Warnings     int64              `json:"warnings"`
-	UnknownTypes int64              `json:"unknown_types"`
+	Events cortex.EventCounts `json:"events"`
+	// SkillBodies counts the skill loads tied to their body version (see
+	// ResolveSkillBodies).
+	SkillBodies  int              `json:"skill_bodies,omitempty"`
+	Skipped      map[string]int64 `json:"records_skipped"`
+	ParseErrors  int64            `json:"parse_errors"`
+	Warnings     int64            `json:"warnings"`
+	UnknownTypes int64            `json:"unknown_types"`
 	// PendingFiles end with an incomplete record left for the next read.
 	PendingFiles int         `json:"pending_partial_records"`
 	BytesRead    int64       `json:"bytes_read"`
@@ -117,6 +125,56 @@ type Summary struct {
 	MBPerS       float64     `json:"mb_per_sec"`
 	Errors       []FileError `json:"errors,omitempty"`
 	Canceled     bool        `json:"canceled,omitempty"`
+}
+
+// Failure returns an error when the run could not index everything it was
+// asked to — a file or folder that could not be read, a named path that
+// does not exist, a named file that is not a transcript — and nil
+// otherwise. Its code is the worst of them: unavailable (unreadable), then
+// not_found (missing), then invalid (not a transcript).
+func (s Summary) Failure() error {
+	if len(s.Errors) == 0 && len(s.Missing) == 0 {
+		return nil
+	}
+	code := cortex.CodeInvalid
+	if len(s.Missing) > 0 {
+		code = cortex.CodeNotFound
+	}
+	for _, e := range s.Errors {
+		if !e.Unsupported {
+			code = cortex.CodeUnavailable
+		}
+	}
+	n := len(s.Errors) + len(s.Missing)
+	return cortex.Errorf(code, "%d of the paths to index failed (%s): %s", n, failureKinds(s), firstFailure(s))
+}
+
+func failureKinds(s Summary) string {
+	var unreadable, unsupported int
+	for _, e := range s.Errors {
+		if e.Unsupported {
+			unsupported++
+		} else {
+			unreadable++
+		}
+	}
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{unreadable, "unreadable or failed"}, {len(s.Missing), "missing"}, {unsupported, "not a transcript"}} {
+		if p.n > 0 {
+			parts = append(parts, strconv.Itoa(p.n)+" "+p.what)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func firstFailure(s Summary) string {
+	if len(s.Errors) > 0 {
+		return s.Errors[0].Path + ": " + s.Errors[0].Error
+	}
+	return s.Missing[0] + ": does not exist"
 }
 
 // Duration marshals as seconds with millisecond precision.

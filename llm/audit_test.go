@@ -204,3 +204,13 @@ func TestLimitsHoldAcrossProcesses(t *testing.T) {
 		t.Fatalf("after restart: %v", err)
 	}
 }
+
+// okProvider answers at once.
+type okProvider struct{}
+
+func (okProvider) Name() string    { return "fake" }
+func (okProvider) Program() string { return "" }
+func (okProvider) Model() string   { return "m" }
+func (okProvider) Run(context.Context, string, io.Writer) (string, error) {
+	return "ok", nil
+}

@@ -35,18 +35,29 @@ type Config struct {
 	MaxOutputBytes int `toml:"max_output_bytes" json:"max_output_bytes"`
 	// BackgroundEnabled allows invocations from the background surface.
 	BackgroundEnabled bool `toml:"background_enrichment_enabled" json:"background_enrichment_enabled"`
-	// Provider names the provider ("gemini").
+	// Provider names the default provider: gemini, claude (claude -p),
+	// codex (codex exec) or openai (an OpenAI-compatible endpoint).
 	Provider string `toml:"provider" json:"provider"`
 	// Actions enable or disable single actions ([llm.actions.<name>]);
 	// an absent action is enabled.
 	Actions map[string]ActionConfig `toml:"actions" json:"actions,omitempty"`
 	// Gemini configures the Gemini CLI provider.
 	Gemini GeminiConfig `toml:"gemini" json:"gemini"`
+	// Claude and Codex configure the Claude Code and Codex CLI providers.
+	Claude ProgramConfig `toml:"claude" json:"claude"`
+	Codex  ProgramConfig `toml:"codex" json:"codex"`
+	// OpenAI configures an OpenAI-compatible HTTP endpoint.
+	OpenAI OpenAIConfig `toml:"openai" json:"openai"`
 }
 
 // ActionConfig configures one action.
 type ActionConfig struct {
-	Enabled bool `toml:"enabled" json:"enabled"`
+	// Enabled switches the action off when false (absent: on).
+	Enabled *bool `toml:"enabled" json:"enabled,omitempty"`
+	// Provider and Model choose the model of this action ("" = [llm]
+	// provider and that provider's model).
+	Provider string `toml:"provider" json:"provider,omitempty"`
+	Model    string `toml:"model" json:"model,omitempty"`
 }
 
 // Actions that run an LLM.
@@ -55,6 +66,9 @@ const (
 	ActionSkillAssess = "skill_assess"
 	ActionMCPAssess   = "mcp_assess"
 	ActionHookAssess  = "hook_assess"
+	// ActionSkillPropose is an LLM proposal of SKILL.md edits
+	// (cortex ai skill-propose --llm).
+	ActionSkillPropose = "skill_propose"
 	// ActionBackground is background enrichment, gated by
 	// BackgroundEnabled like the background surface.
 	ActionBackground = "background_enrich"
@@ -62,7 +76,7 @@ const (
 
 // KnownActions lists the actions an [llm.actions.<name>] section may name.
 func KnownActions() []string {
-	return []string{ActionAbuseAssess, ActionSkillAssess, ActionMCPAssess, ActionHookAssess, ActionBackground}
+	return []string{ActionAbuseAssess, ActionSkillAssess, ActionMCPAssess, ActionHookAssess, ActionSkillPropose, ActionBackground}
 }
 
 // DefaultConfig returns the defaults: enabled, one call at a time, 3 per
@@ -83,6 +97,9 @@ func DefaultConfig() Config {
 		MaxOutputBytes:         256 << 10,
 		Provider:               "gemini",
 		Gemini:                 GeminiConfig{Program: DefaultGeminiProgram, Model: DefaultGeminiModel},
+		Claude:                 ProgramConfig{Program: DefaultClaudeProgram},
+		Codex:                  ProgramConfig{Program: DefaultCodexProgram},
+		OpenAI:                 OpenAIConfig{BaseURL: DefaultOpenAIBaseURL},
 	}
 }
 
@@ -105,8 +122,9 @@ func (c Config) Validate() error {
 	if c.CooldownSecs < 0 {
 		return cortex.Errorf(cortex.CodeInvalid, "[llm] cooldown_secs must not be negative, got %d", c.CooldownSecs)
 	}
-	if c.Provider != "gemini" {
-		return cortex.Errorf(cortex.CodeInvalid, "[llm] provider %q is not supported (supported: gemini)", c.Provider)
+	if !slices.Contains(Providers(), c.Provider) {
+		return cortex.Errorf(cortex.CodeInvalid, "[llm] provider %q is not supported (supported: %s)", c.Provider,
+			strings.Join(Providers(), ", "))
 	}
 	known := KnownActions()
 	var unknown []string
@@ -120,8 +138,28 @@ func (c Config) Validate() error {
 		return cortex.Errorf(cortex.CodeInvalid, "[llm.actions] unknown action(s) %s (known: %s)",
 			strings.Join(unknown, ", "), strings.Join(known, ", "))
 	}
+	// The providers in use must build (the others may stay unconfigured:
+	// an OpenAI endpoint needs a model only when it is used).
+	used := map[string]string{c.Provider: ""}
+	for name, a := range c.Actions {
+		if a.Provider != "" && !slices.Contains(Providers(), a.Provider) {
+			return cortex.Errorf(cortex.CodeInvalid, "[llm.actions.%s] provider %q is not supported (supported: %s)", name,
+				a.Provider, strings.Join(Providers(), ", "))
+		}
+		if a.Provider != "" {
+			used[a.Provider] = ""
+		}
+		if a.Model != "" && !geminiValidModel(a.Model) {
+			return cortex.Errorf(cortex.CodeInvalid, "[llm.actions.%s] model %q is not a model name", name, a.Model)
+		}
+	}
 	if _, err := NewGemini(c.Gemini); err != nil {
 		return err
+	}
+	for name := range used {
+		if _, err := NewProvider(c, name, ""); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -151,5 +189,5 @@ func (c *Config) ApplyEnv(lookup func(string) (string, bool)) error {
 // actionEnabled reports whether an action is enabled.
 func (c Config) actionEnabled(action string) bool {
 	a, ok := c.Actions[action]
-	return !ok || a.Enabled
+	return !ok || a.Enabled == nil || *a.Enabled
 }

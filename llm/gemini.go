@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,8 +26,10 @@ const (
 	// geminiPromptStub is passed with --prompt; the CLI appends it to the
 	// real prompt, which it reads from standard input.
 	geminiPromptStub = "Read the instructions and the evidence from standard input and answer in Markdown."
-	// geminiMaxLine bounds one line of the CLI's output.
-	geminiMaxLine = 8 << 20
+	// geminiMaxLine bounds one line of the CLI's output that is parsed:
+	// room for a result line repeating a whole (capped) answer. Longer
+	// lines are dropped unread and cut the answer.
+	geminiMaxLine = geminiMaxAnswer + 1<<20
 	// geminiStderrTail is how much of the CLI's standard error is kept.
 	geminiStderrTail = 4096
 	// geminiWaitDelay bounds how long Wait waits for the output pipes once
@@ -195,23 +198,28 @@ func (g *Gemini) Run(ctx context.Context, prompt string, stream io.Writer) (stri
 		return "", cortex.WrapError(cortex.CodeUnavailable, err,
 			"gemini CLI not found (install it or set [llm.gemini] program): %s", g.cfg.Program)
 	}
-	home, err := os.MkdirTemp("", "cortex-gemini-home-")
+	// One folder holds the isolated home (with the copied credentials) and
+	// the empty working directory; its name carries this process's id so
+	// that a later runner can remove it if this process is killed.
+	dir, err := os.MkdirTemp("", ProviderDirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return "", cortex.WrapError(cortex.CodeInternal, err, "create the isolated gemini home")
 	}
-	defer os.RemoveAll(home)
+	defer os.RemoveAll(dir)
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
+	for _, d := range []string{home, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return "", cortex.WrapError(cortex.CodeInternal, err, "create the isolated gemini home")
+		}
+	}
 	if err := g.prepareHome(home); err != nil {
 		return "", err
 	}
-	work, err := os.MkdirTemp("", "cortex-gemini-work-")
-	if err != nil {
-		return "", cortex.WrapError(cortex.CodeInternal, err, "create the gemini working directory")
-	}
-	defer os.RemoveAll(work)
-	return g.run(ctx, path, home, work, prompt, stream)
+	return g.run(ctx, path, dir, prompt, stream)
 }
 
-func (g *Gemini) run(ctx context.Context, path, home, work, prompt string, stream io.Writer) (string, error) {
+func (g *Gemini) run(ctx context.Context, path, dir, prompt string, stream io.Writer) (string, error) {
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, path, g.args()...)
@@ -233,6 +241,7 @@ func (g *Gemini) run(ctx context.Context, path, home, work, prompt string, strea
 		return "", cortex.WrapError(cortex.CodeUnavailable, err, "start the gemini CLI %s", g.cfg.Program)
 	}
 	pid := cmd.Process.Pid
+	providerStarted(ctx, pid, dir)
 
 	written := make(chan error, 1)
 	go func() {
@@ -284,6 +293,10 @@ func geminiRead(r io.Reader, parser *geminiStreamParser, stream io.Writer) error
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := geminiReadLine(br)
+		if errors.Is(err, errGeminiOverlong) {
+			parser.Overlong()
+			continue
+		}
 		if len(line) > 0 {
 			delta, perr := parser.Line(line)
 			if perr != nil {
@@ -308,15 +321,25 @@ func geminiRead(r io.Reader, parser *geminiStreamParser, stream io.Writer) error
 	}
 }
 
+// errGeminiOverlong reports a line over geminiMaxLine, consumed and
+// dropped.
+var errGeminiOverlong = errors.New("gemini output line over the line limit")
+
 // geminiReadLine returns the next line of br (with its newline), at most
-// geminiMaxLine bytes. The slice may alias br's buffer.
+// geminiMaxLine bytes; a longer line is read to its end, dropped and
+// reported as errGeminiOverlong. The slice may alias br's buffer.
 func geminiReadLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := br.ReadSlice('\n')
 		if len(line)+len(frag) > geminiMaxLine {
-			return nil, cortex.Errorf(cortex.CodeUnavailable,
-				"gemini wrote an output line longer than %d MiB", geminiMaxLine>>20)
+			for err == bufio.ErrBufferFull {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, errGeminiOverlong
 		}
 		if line == nil && err != bufio.ErrBufferFull {
 			return frag, err

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -248,8 +249,9 @@ func TestGeminiIsolation(t *testing.T) {
 		}
 	}
 
-	if !strings.HasPrefix(filepath.Base(rep.Home), "cortex-gemini-home-") {
-		t.Errorf("home %q is not an isolated temp dir", rep.Home)
+	if dir := filepath.Dir(rep.Home); filepath.Base(rep.Home) != "home" ||
+		!strings.HasPrefix(filepath.Base(dir), fmt.Sprintf("%s%d-", ProviderDirPrefix, os.Getpid())) || filepath.Dir(rep.Cwd) != dir {
+		t.Errorf("home %q (work %q) is not an isolated temp dir", rep.Home, rep.Cwd)
 	}
 	wantFiles := map[string]string{
 		".gemini":                      "0700",
@@ -431,4 +433,22 @@ func geminiTestAlive(pid int) bool {
 		return stat[i+2] != 'Z' && stat[i+2] != 'X'
 	}
 	return true
+}
+
+// TestGeminiOutputOver32MiBIsCut: a model writing 40 MiB (and a result
+// line repeating it) is cut to max_output_bytes by the runner — a
+// successful, truncated answer, not a failure.
+func TestGeminiOutputOver32MiBIsCut(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	r, _, _ := testRunner(t, nil)
+	var stream bytes.Buffer
+	res, err := r.Run(context.Background(), Spec{Action: ActionSkillAssess, Prompt: "p", Stream: &stream}, newFakeGemini(t, "huge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OutputTruncated || len(res.Output) > cfg.MaxOutputBytes || len(res.Output) < cfg.MaxOutputBytes-4 ||
+		!utf8.ValidString(res.Output) || stream.Len() != len(res.Output) {
+		t.Fatalf("output %d bytes (cap %d), truncated %v, streamed %d", len(res.Output), cfg.MaxOutputBytes, res.OutputTruncated, stream.Len())
+	}
 }

@@ -14,6 +14,7 @@ import (
 // workers, shell tools) outlives it.
 func geminiProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tieToParent(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return geminiKillGroup(cmd.Process.Pid) }
 }
 

@@ -11,7 +11,9 @@ import (
 )
 
 // geminiMaxAnswer bounds the assistant text accumulated from one run: a
-// runaway model must not grow the answer without limit.
+// runaway model must not grow the answer without limit. Text beyond it is
+// dropped (the answer is cut, and the runner cuts it again to
+// [llm] max_output_bytes), never an error.
 const geminiMaxAnswer = 32 << 20
 
 // geminiQuoteMax bounds how much of an offending line or upstream message
@@ -57,7 +59,13 @@ type geminiStreamParser struct {
 	written   string // content of the last write_file tool call
 	response  string // response of the success result
 	succeeded bool
-	err       error
+	// cut is set once text was dropped at geminiMaxAnswer or with an
+	// output line over geminiMaxLine: the answer stays a prefix of what
+	// the model wrote.
+	cut bool
+	// skipped is set when an output line over geminiMaxLine was dropped.
+	skipped bool
+	err     error
 }
 
 // Line parses one line of output and returns the assistant text it adds
@@ -79,7 +87,9 @@ func (s *geminiStreamParser) Finish() (string, error) {
 	if s.err != nil {
 		return "", s.err
 	}
-	if !s.succeeded {
+	if !s.succeeded && !(s.skipped && strings.TrimSpace(s.answer.String()) != "") {
+		// (A dropped over-long line may have been the result itself; the
+		// answer written before it is kept, cut.)
 		return "", cortex.Errorf(cortex.CodeUnavailable, "gemini ended without a result")
 	}
 	for _, text := range []string{s.written, s.response, s.answer.String()} {
@@ -131,7 +141,7 @@ func (s *geminiStreamParser) line(b []byte) (string, error) {
 		}
 		s.succeeded = true
 		if r := v.GetStringBytes("response"); len(bytes.TrimSpace(r)) > 0 {
-			s.response = string(r)
+			s.response = cortex.CutUTF8(string(r), geminiMaxAnswer)
 		}
 		return "", nil
 	default:
@@ -145,11 +155,20 @@ func (s *geminiStreamParser) line(b []byte) (string, error) {
 }
 
 func (s *geminiStreamParser) appendText(text string) (string, error) {
-	if s.answer.Len()+len(text) > geminiMaxAnswer {
-		return "", cortex.Errorf(cortex.CodeUnavailable, "gemini's answer exceeds %d MiB", geminiMaxAnswer>>20)
+	if s.cut {
+		return "", nil
+	}
+	if left := geminiMaxAnswer - s.answer.Len(); len(text) > left {
+		text, s.cut = cortex.CutUTF8(text, left), true
 	}
 	s.answer.WriteString(text)
 	return text, nil
+}
+
+// Overlong notes an output line longer than geminiMaxLine, which was
+// dropped unread: the answer is cut there.
+func (s *geminiStreamParser) Overlong() {
+	s.skipped, s.cut = true, true
 }
 
 func (s *geminiStreamParser) toolUse(v *fastjson.Value) error {
@@ -159,11 +178,8 @@ func (s *geminiStreamParser) toolUse(v *fastjson.Value) error {
 		return nil
 	case name == "write_file":
 		content := v.GetStringBytes("parameters", "content")
-		if len(content) > geminiMaxAnswer {
-			return cortex.Errorf(cortex.CodeUnavailable, "gemini's answer exceeds %d MiB", geminiMaxAnswer>>20)
-		}
 		if len(bytes.TrimSpace(content)) > 0 {
-			s.written = string(content)
+			s.written = cortex.CutUTF8(string(content), geminiMaxAnswer)
 		}
 		return nil
 	}

@@ -45,9 +45,12 @@ type Audit interface {
 	ReserveInvocation(ctx context.Context, since time.Time, decide func([]cortex.Invocation) cortex.Invocation) error
 	// FinishInvocation completes a record.
 	FinishInvocation(ctx context.Context, f cortex.InvocationFinish) error
-	// InterruptInvocations marks records of host left running by dead
-	// processes interrupted.
-	InterruptInvocations(ctx context.Context, host string, alive func(pid int) bool) (int64, error)
+	// InterruptInvocations marks records of host left running that
+	// running reports over as interrupted.
+	InterruptInvocations(ctx context.Context, host string, running func(cortex.Invocation) bool) (int64, error)
+	// AttachProvider records the process group and credential folder of
+	// a running invocation's provider.
+	AttachProvider(ctx context.Context, id string, pid int, dir string) error
 }
 
 // Clock tells the time; tests inject a fake one so breaker and rate tests
@@ -114,6 +117,13 @@ func WithHost(host string, pid int) Option {
 // running by dead processes (tests).
 func WithProcessCheck(alive func(pid int) bool) Option { return func(r *Runner) { r.alive = alive } }
 
+// WithGroupCheck replaces the checks of provider process groups left by
+// dead processes: alive, and kill (which must report whether it signalled
+// the group) (tests).
+func WithGroupCheck(alive func(pgid int) bool, kill func(pgid int, envEntry string) bool) Option {
+	return func(r *Runner) { r.groupAlive, r.killOrphan = alive, kill }
+}
+
 // Runner guards and audits LLM invocations. It is safe for concurrent use.
 // It keeps no limit state of its own: rate windows, failure streaks and
 // calls in flight are read from the audit when a call is admitted, inside
@@ -121,28 +131,36 @@ func WithProcessCheck(alive func(pid int) bool) Option { return func(r *Runner) 
 // process sharing the store (a CLI run and a server alike) and survive
 // restarts.
 type Runner struct {
-	cfg   Config
-	audit Audit
-	clock Clock
-	red   *redact.Redactor
-	host  string
-	pid   int
-	alive func(pid int) bool
+	cfg        Config
+	audit      Audit
+	clock      Clock
+	red        *redact.Redactor
+	host       string
+	pid        int
+	alive      func(pid int) bool
+	groupAlive func(pgid int) bool
+	killOrphan func(pgid int, envEntry string) bool
+	// orphanDirs are credential folders of providers left running by dead
+	// processes and still alive at start (not swept).
+	orphanDirs map[string]bool
 	// live holds the ids of this process's calls in flight (a row whose
 	// finish could not be written must not hold a slot forever).
 	mu   sync.Mutex
 	live map[string]bool
 }
 
-// NewRunner validates cfg and returns a runner writing to audit. Rows of
-// this host left running by processes that no longer exist are marked
-// interrupted.
+// NewRunner validates cfg and returns a runner writing to audit. It
+// recovers from processes that died mid-call (killed, even by SIGKILL):
+// a provider they left running is killed when it is provably theirs and
+// otherwise counted against the limits while it lives; rows left running
+// are marked interrupted once nothing of them runs; credential folders
+// they left are removed.
 func NewRunner(ctx context.Context, cfg Config, audit Audit, opts ...Option) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	r := &Runner{cfg: cfg, audit: audit, clock: systemClock{}, red: redact.New(), pid: os.Getpid(), alive: proc.Alive,
-		live: map[string]bool{}}
+		groupAlive: proc.GroupAlive, killOrphan: proc.KillOwnedGroup, live: map[string]bool{}, orphanDirs: map[string]bool{}}
 	r.host, _ = os.Hostname()
 	for _, o := range opts {
 		o(r)
@@ -150,9 +168,10 @@ func NewRunner(ctx context.Context, cfg Config, audit Audit, opts ...Option) (*R
 	if r.host == "" {
 		r.host = "unknown"
 	}
-	if _, err := audit.InterruptInvocations(ctx, r.host, func(pid int) bool { return pid == r.pid || r.alive(pid) }); err != nil {
+	if _, err := audit.InterruptInvocations(ctx, r.host, r.stillRunning); err != nil {
 		return nil, fmt.Errorf("recover the LLM audit: %w", err)
 	}
+	r.sweepProviderDirs()
 	return r, nil
 }
 
@@ -204,7 +223,19 @@ func (r *Runner) Run(ctx context.Context, spec Spec, p Provider) (Result, error)
 		return Result{InvocationID: inv.ID}, refused.err
 	}
 	defer r.setLive(inv.ID, false)
+	ctx = withProviderHook(ctx, func(pid int, dir string) {
+		if err := r.audit.AttachProvider(context.WithoutCancel(ctx), inv.ID, pid, dir); err != nil {
+			r.logAttachFailure(err)
+		}
+	})
 	return r.run(ctx, spec, p, inv)
+}
+
+// logAttachFailure is called when the provider's process could not be
+// recorded: the call goes on (the kernel still ties the provider to this
+// process on Linux), but a crash now could leave it uncounted.
+func (r *Runner) logAttachFailure(err error) {
+	fmt.Fprintf(os.Stderr, "cortex: warning: %v\n", cortex.ErrorMessage(err))
 }
 
 func (r *Runner) setLive(id string, on bool) {
@@ -270,7 +301,9 @@ func (r *Runner) inFlight(inv cortex.Invocation) bool {
 		defer r.mu.Unlock()
 		return r.live[inv.ID]
 	}
-	return r.alive(inv.PID)
+	// A provider left running by a dead process is still a call in
+	// flight: it counts against the limits until it ends.
+	return r.alive(inv.PID) || inv.ProviderPID > 0 && r.groupAlive(inv.ProviderPID)
 }
 
 // decide applies the breaker, the rate windows and the concurrency caps
@@ -413,9 +446,19 @@ func (r *Runner) DryRun(ctx context.Context, spec Spec, p Provider) (DryRunResul
 	if err := r.audit.StartInvocation(ctx, inv); err != nil {
 		return DryRunResult{}, err
 	}
+	res := r.Preview(spec)
+	res.InvocationID = inv.ID
+	return res, nil
+}
+
+// Preview reports what DryRun reports — the prompt's size, a preview and
+// whether it would exceed the prompt limit — without writing anything:
+// read-only surfaces (a GET, an MCP read tool) use it, since a read must
+// not write.
+func (r *Runner) Preview(spec Spec) DryRunResult {
 	preview, _ := capUTF8(spec.Prompt, PreviewBytes)
-	return DryRunResult{InvocationID: inv.ID, PromptBytes: len(spec.Prompt), Evidence: spec.Evidence,
-		WouldExceedPromptLimit: len(spec.Prompt) > r.cfg.MaxPromptBytes, PromptPreview: preview}, nil
+	return DryRunResult{PromptBytes: len(spec.Prompt), Evidence: spec.Evidence,
+		WouldExceedPromptLimit: len(spec.Prompt) > r.cfg.MaxPromptBytes, PromptPreview: preview}
 }
 
 // invocation is the audit row of spec.

@@ -93,8 +93,17 @@ func (a *memAudit) FinishInvocation(_ context.Context, f cortex.InvocationFinish
 	return nil
 }
 
-func (a *memAudit) InterruptInvocations(context.Context, string, func(int) bool) (int64, error) {
+func (a *memAudit) InterruptInvocations(context.Context, string, func(cortex.Invocation) bool) (int64, error) {
 	return 0, nil
+}
+
+func (a *memAudit) AttachProvider(_ context.Context, id string, pid int, dir string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if inv, ok := a.rows[id]; ok {
+		inv.ProviderPID, inv.ProviderDir = pid, dir
+	}
+	return nil
 }
 
 func (a *memAudit) get(t *testing.T, id string) cortex.Invocation {
@@ -220,7 +229,7 @@ func TestKillSwitchFromEnvironment(t *testing.T) {
 
 func TestActionAndBackgroundGating(t *testing.T) {
 	r, audit, _ := testRunner(t, func(c *Config) {
-		c.Actions = map[string]ActionConfig{ActionMCPAssess: {Enabled: false}, ActionSkillAssess: {Enabled: true}}
+		c.Actions = map[string]ActionConfig{ActionMCPAssess: {Enabled: new(false)}, ActionSkillAssess: {Enabled: new(true)}}
 	})
 	res, err := r.Run(context.Background(), spec(ActionMCPAssess), answer("x"))
 	wantDenied(t, audit, res, err, cortex.InvocationDisabled, "forbidden", "mcp_assess")

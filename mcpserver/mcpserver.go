@@ -79,7 +79,7 @@ func toolFor(a app.Action) *mcp.Tool {
 		InputSchema: a.Schema(),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    !write,
-			DestructiveHint: new(false),
+			DestructiveHint: new(a.Destructive),
 			IdempotentHint:  !write,
 			OpenWorldHint:   new(false),
 		},
@@ -137,13 +137,21 @@ func handler(svc *app.Service, caller app.Caller, a app.Action, logger *slog.Log
 		if len(text) == 0 || text[0] != '{' {
 			return toolError(ctx, logger, a, caller, fmt.Errorf("%s result is not a JSON object", a.Name)), nil
 		}
+		content := string(text)
+		if r, ok := out.(markdowner); ok && r.MarkdownReport() != "" {
+			// Asked for a report (format=md): the text is the report.
+			content = r.MarkdownReport()
+		}
 		return &mcp.CallToolResult{
 			// The raw JSON is sent as is: no second encoding.
 			StructuredContent: json.RawMessage(text),
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: content}},
 		}, nil
 	}
 }
+
+// markdowner is an answer that can carry a Markdown report.
+type markdowner interface{ MarkdownReport() string }
 
 // arguments returns the raw arguments of a call (nil when absent).
 func arguments(req *mcp.CallToolRequest) []byte {

@@ -173,7 +173,7 @@ func TestToolsMatchRegistry(t *testing.T) {
 		ann := tool.Annotations
 		write := a.Cost == app.CostWrite
 		if ann == nil || ann.ReadOnlyHint == write || ann.IdempotentHint == write ||
-			ann.DestructiveHint == nil || *ann.DestructiveHint || ann.OpenWorldHint == nil || *ann.OpenWorldHint {
+			ann.DestructiveHint == nil || *ann.DestructiveHint != a.Destructive || ann.OpenWorldHint == nil || *ann.OpenWorldHint {
 			t.Errorf("%s: annotations %+v", a.Name, ann)
 		}
 	}
@@ -236,6 +236,22 @@ func TestSkillInvestigate(t *testing.T) {
 	if len(inv.Evidence[0].Findings.FailureModes) == 0 {
 		t.Errorf("no findings: %+v", inv)
 	}
+	// format=md: the text is the Markdown report, the structured answer
+	// carries it without the bundles.
+	res := call(t, cs, "skill_investigate", map[string]any{"skill": "lavra:lavra-plan", "format": "md"})
+	if res.IsError || !strings.HasPrefix(text(t, res), "# Cortex investigation — skill `lavra:lavra-plan`") {
+		t.Fatalf("markdown: %s", text(t, res))
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var md struct {
+		Report   string `json:"report"`
+		Evidence []any  `json:"evidence"`
+		Total    int    `json:"total_incidents"`
+	}
+	if err := json.Unmarshal(raw, &md); err != nil || md.Report != text(t, res) || len(md.Evidence) != 0 || md.Total != 1 {
+		t.Fatalf("structured: %s", raw)
+	}
+	toolError(t, call(t, cs, "skill_investigate", map[string]any{"skill": "lavra:lavra-plan", "format": "html"}), "invalid", "json or md")
 	// No arguments at all, and explicit null, are the defaults.
 	var st struct {
 		Rows int64 `json:"rows"`
@@ -262,8 +278,8 @@ func TestScopes(t *testing.T) {
 	toolError(t, call(t, ro, "llm_invocations", nil), "forbidden", "cortex:admin")
 	toolError(t, call(t, ro, "skills_backfill", map[string]any{"dry_run": true}), "forbidden", "cortex:admin")
 
-	// skill_assess from MCP never runs an LLM: findings, a dry-run preview
-	// and a dry_run audit row an admin can read.
+	// skill_assess from MCP never runs an LLM: findings and a dry-run
+	// preview; a read writes nothing (no audit row).
 	var assessed struct {
 		Mode        string           `json:"mode"`
 		Assessments []map[string]any `json:"assessments"`
@@ -280,8 +296,8 @@ func TestScopes(t *testing.T) {
 		} `json:"invocations"`
 	}
 	ok(t, call(t, rw, "llm_invocations", nil), &audit)
-	if len(audit.Invocations) != 1 || audit.Invocations[0].Status != "dry_run" || audit.Invocations[0].CallerSurface != cortex.SurfaceMCP {
-		t.Errorf("audit after skill_assess: %+v", audit)
+	if len(audit.Invocations) != 0 || assessed.Assessments[0]["prompt_preview"] == "" {
+		t.Errorf("audit after skill_assess: %+v; assessment %v", audit, assessed.Assessments[0])
 	}
 
 	toolError(t, call(t, rw, "skills_backfill", nil), "invalid", "dry_run")
@@ -426,4 +442,42 @@ func TestSessionAndRowAreSummarisedByDefault(t *testing.T) {
 		t.Fatal("row_show detail: no original record")
 	}
 	toolError(t, call(t, cs, "row_show", map[string]any{"id": 99999999}), "not_found")
+}
+
+// TestSkillLifecycleTools calls the skill lifecycle tools over the MCP
+// transport: health and versions answer; writing, the LLM and other files
+// are refused to a remote caller.
+func TestSkillLifecycleTools(t *testing.T) {
+	cs := connect(t, newService(t), reader)
+	var health struct {
+		Skills []struct {
+			Skill string `json:"skill"`
+			Runs  int    `json:"runs"`
+			Grade string `json:"grade"`
+		} `json:"skills"`
+		GradeFormula string `json:"grade_formula"`
+	}
+	ok(t, call(t, cs, "skill_health", map[string]any{}), &health)
+	if len(health.Skills) == 0 || health.GradeFormula == "" || health.Skills[0].Grade == "" {
+		t.Fatalf("skill_health: %+v", health)
+	}
+	var versions struct {
+		Skill    string           `json:"skill"`
+		Versions []map[string]any `json:"versions"`
+	}
+	ok(t, call(t, cs, "skill_versions", map[string]any{"skill": "lavra:lavra-plan", "diff": true}), &versions)
+	if versions.Skill != "lavra:lavra-plan" {
+		t.Errorf("skill_versions: %+v", versions)
+	}
+	var cmp struct {
+		Verdict string `json:"verdict"`
+	}
+	ok(t, call(t, cs, "skill_compare", map[string]any{"skill": "lavra:lavra-plan"}), &cmp)
+	if cmp.Verdict != "not_enough_runs" {
+		t.Errorf("skill_compare: %+v", cmp)
+	}
+	toolError(t, call(t, cs, "skill_propose", map[string]any{"skill": "lavra:lavra-plan", "write": true}), "invalid", "local CLI")
+	toolError(t, call(t, cs, "skill_propose", map[string]any{"skill": "lavra:lavra-plan", "file": "/etc/passwd"}), "invalid", "SKILL.md")
+	toolError(t, call(t, cs, "skill_evals", map[string]any{"skill": "lavra:lavra-plan", "out": t.TempDir()}), "invalid", "local CLI")
+	toolError(t, call(t, cs, "skill_versions", map[string]any{}), "invalid", "skill is required")
 }

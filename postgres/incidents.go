@@ -174,7 +174,12 @@ func (db *DB) SkillEventsByID(ctx context.Context, ids []int64) ([]cortex.SkillE
 }
 
 const userActCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''), metadata_json`
+	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''), metadata_json,
+	COALESCE(voice, ''), COALESCE(voice_version, 0)`
+
+// userActKeyCols are userActCols without the texts (empty in the result).
+const userActKeyCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	COALESCE(ai_agent_id, ''), timestamp, event_kind, '', '', '', NULL, '', 0`
 
 func (db *DB) acts(ctx context.Context, q string, args ...any) ([]store.UserAct, error) {
 	rows, err := db.query(ctx, q, args...)
@@ -183,14 +188,40 @@ func (db *DB) acts(ctx context.Context, q string, args ...any) ([]store.UserAct,
 		var tool, ts string
 		var meta *string
 		err := rows.Scan(&a.ID, &a.LogID, &tool, &a.Project, &a.Session, &a.Host, &a.Thread, &ts, &a.Kind, &a.Text,
-			&a.CallID, &a.Source, &meta)
+			&a.CallID, &a.Source, &meta, &a.Voice, &a.VoiceVersion)
 		a.Tool, a.Timestamp, a.Meta = cortex.Tool(tool), parseStoredTime(ts), decodeMeta(meta)
 		return a, err
 	})
 }
 
+// VoicesCurrent reports whether every user event's stored reading is of
+// the given rules version (readings pushed by laptops with other rules,
+// or not sent, are not).
+func (db *DB) VoicesCurrent(ctx context.Context, version int) (bool, error) {
+	var stale bool
+	err := db.queryRow(ctx, `SELECT EXISTS(SELECT 1 FROM ai_user_events
+		WHERE voice_version IS NULL OR voice_version < ? OR voice_version > ?)`, version, version).Scan(&stale)
+	if err != nil {
+		return false, queryFailed(err, "user events")
+	}
+	return !stale, nil
+}
+
+// UserActKeys returns the newest user events matching f (at most
+// f.Limit), newest first, without their texts; with saying set, only
+// interrupts, refusals and acts whose stored reading says something.
+func (db *DB) UserActKeys(ctx context.Context, f store.CandidateFilter, saying bool) ([]store.UserAct, error) {
+	w := sqlpart.Candidate(f, "")
+	cond := `true`
+	if saying {
+		cond = `(event_kind IN ('interrupt', 'rejection') OR voice IS NOT NULL)`
+	}
+	return db.acts(ctx, `SELECT `+userActKeyCols+` FROM ai_user_events WHERE `+cond+w.SQL()+
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
+}
+
 // UserActCandidates returns the newest user events matching f (at most
-// f.Limit), newest first.
+// f.Limit), newest first, with their texts and readings.
 func (db *DB) UserActCandidates(ctx context.Context, f store.CandidateFilter) ([]store.UserAct, error) {
 	w := sqlpart.Candidate(f, "")
 	return db.acts(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE true`+w.SQL()+
@@ -262,8 +293,21 @@ func (db *DB) KnownSkillNames(ctx context.Context) (map[string]bool, error) {
 // SessionCalls returns the tool calls of a session in [from, to] (a zero
 // time leaves a side open), in time order, at most limit.
 func (db *DB) SessionCalls(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.SessionCall, error) {
+	return db.sessionCalls(ctx, s, from, to, limit, `COALESCE(arguments_json, ''), COALESCE(output_preview, '')`)
+}
+
+// SessionCallTimes is SessionCalls without the outputs, and with the
+// arguments only of calls that read a SKILL.md.
+func (db *DB) SessionCallTimes(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.SessionCall, error) {
+	return db.sessionCalls(ctx, s, from, to, limit,
+		`CASE WHEN strpos(arguments_json, 'SKILL.md') > 0 THEN arguments_json ELSE '' END, ''`)
+}
+
+// sessionCalls reads a session's calls with the given expressions for
+// their arguments and output.
+func (db *DB) sessionCalls(ctx context.Context, s store.SessionScope, from, to time.Time, limit int, texts string) ([]store.SessionCall, error) {
 	q, args := sessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
-		COALESCE(arguments_json, ''), COALESCE(output_preview, ''), COALESCE(result_timestamp, '')
+		`+texts+`, COALESCE(result_timestamp, '')
 		FROM ai_mcp_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
 	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
 	return collect(rows, err, "tool calls", func(rows pgx.Rows) (store.SessionCall, error) {

@@ -38,7 +38,8 @@ func (db *DB) ReserveInvocation(ctx context.Context, since time.Time, decide fun
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, llmLock); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT id, started_at, finished_at, action, status, hostname, pid
+		rows, err := tx.Query(ctx, `SELECT id, started_at, finished_at, action, status, hostname, pid,
+			COALESCE(provider_pid, 0), COALESCE(provider_dir, '')
 			FROM llm_invocations WHERE status IN ($1,$2,$3,$4,$5,$6) AND started_at >= $7 ORDER BY started_at, id`,
 			cortex.InvocationRunning, cortex.InvocationSuccess, cortex.InvocationError, cortex.InvocationTimeout,
 			cortex.InvocationCancelled, cortex.InvocationInterrupted, cortex.FormatTime(since))
@@ -46,7 +47,8 @@ func (db *DB) ReserveInvocation(ctx context.Context, since time.Time, decide fun
 			var inv cortex.Invocation
 			var started string
 			var finished *string
-			err := rows.Scan(&inv.ID, &started, &finished, &inv.Action, &inv.Status, &inv.Hostname, &inv.PID)
+			err := rows.Scan(&inv.ID, &started, &finished, &inv.Action, &inv.Status, &inv.Hostname, &inv.PID,
+				&inv.ProviderPID, &inv.ProviderDir)
 			inv.StartedAt = parseStoredTime(started)
 			if finished != nil {
 				t := parseStoredTime(*finished)
@@ -116,38 +118,45 @@ func (db *DB) FinishInvocation(ctx context.Context, f cortex.InvocationFinish) e
 	return nil
 }
 
-// InterruptInvocations marks the invocations of host left running by a
-// process that is gone as interrupted, and returns how many it marked.
-func (db *DB) InterruptInvocations(ctx context.Context, host string, alive func(pid int) bool) (int64, error) {
-	rows, err := db.query(ctx, `SELECT id, pid FROM llm_invocations WHERE status = ? AND hostname = ?`, cortex.InvocationRunning, host)
-	running, err := collect(rows, err, "LLM invocations", func(rows pgx.Rows) (struct {
-		id  string
-		pid int
-	}, error) {
-		var r struct {
-			id  string
-			pid int
-		}
-		return r, rows.Scan(&r.id, &r.pid)
+// InterruptInvocations marks the invocations of host left running that
+// running reports as over (their process is gone, and so is any provider
+// process they left) as interrupted, and returns how many it marked.
+// running sees id, pid, provider_pid and provider_dir.
+func (db *DB) InterruptInvocations(ctx context.Context, host string, running func(cortex.Invocation) bool) (int64, error) {
+	rows, err := db.query(ctx, `SELECT id, pid, COALESCE(provider_pid, 0), COALESCE(provider_dir, '')
+		FROM llm_invocations WHERE status = ? AND hostname = ?`, cortex.InvocationRunning, host)
+	open, err := collect(rows, err, "LLM invocations", func(rows pgx.Rows) (cortex.Invocation, error) {
+		inv := cortex.Invocation{Hostname: host, Status: cortex.InvocationRunning}
+		return inv, rows.Scan(&inv.ID, &inv.PID, &inv.ProviderPID, &inv.ProviderDir)
 	})
 	if err != nil {
 		return 0, err
 	}
 	var n int64
 	now := cortex.FormatTime(db.now())
-	for _, r := range running {
-		if alive(r.pid) {
+	for _, inv := range open {
+		if running(inv) {
 			continue
 		}
 		tag, err := db.pool.Exec(ctx, rebind(`UPDATE llm_invocations SET status = ?, finished_at = ?,
 			error = COALESCE(error, 'the process running it ended before it finished') WHERE id = ? AND status = ?`),
-			cortex.InvocationInterrupted, now, r.id, cortex.InvocationRunning)
+			cortex.InvocationInterrupted, now, inv.ID, cortex.InvocationRunning)
 		if err != nil {
 			return n, cortex.WrapError(cortex.CodeUnavailable, err, "cannot update the LLM audit: %v", err)
 		}
 		n += tag.RowsAffected()
 	}
 	return n, nil
+}
+
+// AttachProvider records the provider process (group) and credential
+// folder of a running invocation.
+func (db *DB) AttachProvider(ctx context.Context, id string, pid int, dir string) error {
+	if _, err := db.pool.Exec(ctx, `UPDATE llm_invocations SET provider_pid = $1, provider_dir = $2 WHERE id = $3`,
+		pid, nullStr(dir), id); err != nil {
+		return auditFailed(err)
+	}
+	return nil
 }
 
 // Invocations lists audited LLM invocations, newest first. Limit must be

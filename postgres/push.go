@@ -135,6 +135,9 @@ type Batch struct {
 	Changed  map[string][][]any
 	Deleted  map[string][]int64
 	Sessions [][]any
+	// Bodies are skill bodies the batch's skill events show (content
+	// already applied), filed under the store.
+	Bodies   []store.SkillBody
 	Snapshot *store.PushSnapshot
 }
 
@@ -212,6 +215,25 @@ func (db *DB) Apply(ctx context.Context, b Batch) (BatchResult, error) {
 				return err
 			}
 			res.Updated["ai_sessions"] += n
+		}
+		if len(b.Bodies) > 0 {
+			ins, upd, err := upsertBodies(ctx, tx, p.StoreNo, b.Bodies)
+			if err != nil {
+				return err
+			}
+			res.Inserted[SkillBodiesTable] += ins
+			res.Updated[SkillBodiesTable] += upd
+		}
+		if b.Snapshot != nil {
+			// The last batch of a push: bodies no event of the store shows
+			// anymore (purged, or held at a content level since changed)
+			// go, as the events that showed them did.
+			tag, err := tx.Exec(ctx, `DELETE FROM ai_skill_bodies b WHERE store_no = $1 AND NOT EXISTS (SELECT 1 FROM ai_skill_events e
+				WHERE e.body_sha256 = b.sha256 AND e.id >> $2 = $1)`, p.StoreNo, idShift)
+			if err != nil {
+				return fmt.Errorf("delete unused skill bodies: %w", err)
+			}
+			res.Deleted[SkillBodiesTable] += tag.RowsAffected()
 		}
 		return db.setMarks(ctx, tx, p.StoreNo, b)
 	})
@@ -398,10 +420,20 @@ func writeCopyValue(buf *bytes.Buffer, v any, bytea bool) {
 	}
 }
 
-func writeCopyText(buf *bytes.Buffer, s string) {
+// validText is s as PostgreSQL can hold it: invalid UTF-8 and NUL bytes
+// written as U+FFFD.
+func validText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return s
+}
+
+func writeCopyText(buf *bytes.Buffer, s string) {
+	s = validText(s)
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '\\':
@@ -412,8 +444,6 @@ func writeCopyText(buf *bytes.Buffer, s string) {
 			buf.WriteString(`\r`)
 		case '\t':
 			buf.WriteString(`\t`)
-		case 0:
-			buf.WriteString("\uFFFD")
 		default:
 			buf.WriteByte(c)
 		}
@@ -454,6 +484,70 @@ func (db *DB) upsert(ctx context.Context, tx pgx.Tx, t store.Table, rows [][]any
 	}
 	_, err = tx.Exec(ctx, `TRUNCATE `+tmp)
 	return inserted, updated, err
+}
+
+// SkillBodiesTable names the skill bodies in push counts.
+const SkillBodiesTable = "ai_skill_bodies"
+
+// HeldBodies returns the skill bodies among shas that the team store holds
+// for a pushing store (sizes and flags, no text).
+func (db *DB) HeldBodies(ctx context.Context, storeNo int, shas []string) (map[string]store.SkillBody, error) {
+	out := map[string]store.SkillBody{}
+	if len(shas) == 0 {
+		return out, nil
+	}
+	rows, err := db.pool.Query(ctx, `SELECT sha256, bytes, lines, complete, first_seen FROM ai_skill_bodies
+		WHERE store_no = $1 AND sha256 = ANY($2)`, storeNo, shas)
+	got, err := collect(rows, err, "skill bodies", func(rows pgx.Rows) (store.SkillBody, error) {
+		var b store.SkillBody
+		var complete int
+		var ts string
+		err := rows.Scan(&b.SHA256, &b.Bytes, &b.Lines, &complete, &ts)
+		b.Complete, b.FirstSeen = complete != 0, parseStoredTime(ts)
+		return b, err
+	})
+	for _, b := range got {
+		out[b.SHA256] = b
+	}
+	return out, err
+}
+
+// upsertBodies writes skill bodies of a pushing store, replacing the ones
+// it sent before, and counts the inserted and updated ones.
+func upsertBodies(ctx context.Context, tx pgx.Tx, storeNo int, bodies []store.SkillBody) (inserted, updated int64, err error) {
+	bodies = slices.Clone(bodies)
+	slices.SortFunc(bodies, func(a, b store.SkillBody) int { return strings.Compare(a.SHA256, b.SHA256) })
+	n := len(bodies)
+	shas, texts, firsts := make([]string, n), make([]string, n), make([]string, n)
+	sizes, lines, complete := make([]int64, n), make([]int64, n), make([]int32, n)
+	for i, b := range bodies {
+		shas[i], texts[i], firsts[i] = b.SHA256, validText(b.Body), cortex.FormatTime(b.FirstSeen)
+		sizes[i], lines[i] = int64(b.Bytes), int64(b.Lines)
+		if b.Complete {
+			complete[i] = 1
+		}
+	}
+	r, err := tx.Query(ctx, `INSERT INTO ai_skill_bodies(sha256, store_no, body, bytes, lines, complete, first_seen)
+		SELECT s, $1, b, n, l, c, f FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::integer[], $7::text[])
+			AS u(s, b, n, l, c, f)
+		ON CONFLICT (sha256, store_no) DO UPDATE SET body = excluded.body, bytes = excluded.bytes, lines = excluded.lines,
+			complete = excluded.complete, first_seen = excluded.first_seen
+		RETURNING xmax = 0`, storeNo, shas, texts, sizes, lines, complete, firsts)
+	if err != nil {
+		return 0, 0, fmt.Errorf("upsert skill bodies: %w", err)
+	}
+	flags, err := pgx.CollectRows(r, pgx.RowTo[bool])
+	if err != nil {
+		return 0, 0, fmt.Errorf("upsert skill bodies: %w", err)
+	}
+	for _, ins := range flags {
+		if ins {
+			inserted++
+		} else {
+			updated++
+		}
+	}
+	return inserted, updated, nil
 }
 
 // upsertSessions replaces the session rollups of a pushing store.

@@ -82,6 +82,8 @@ func normalize(v any) any {
 	case string:
 		// An audit record's id ends in random hex.
 		x = auditID.ReplaceAllString(x, "$1")
+		// A Markdown report's prompt size (see prompt_bytes).
+		x = promptSize.ReplaceAllString(x, "the prompt is … bytes, … of them evidence")
 		// Ids quoted in texts ("mcp events 1069, 1072").
 		return bigID.ReplaceAllStringFunc(x, func(n string) string {
 			id, _ := strconv.ParseInt(n, 10, 64)
@@ -97,6 +99,8 @@ func normalize(v any) any {
 var (
 	bigID   = regexp.MustCompile(`\b[0-9]{13,}\b`)
 	auditID = regexp.MustCompile(`^(llm-[0-9]{8}T[0-9.]+)-[0-9a-f]+$`)
+	// promptSize is how a Markdown assessment quotes its prompt's size.
+	promptSize = regexp.MustCompile(`the prompt is [0-9]+ bytes, [0-9]+ of them evidence`)
 )
 
 func canonical(t *testing.T, v any) string {
@@ -193,6 +197,8 @@ func TestParityRealCorpus(t *testing.T) {
 		{"mcp_events", map[string]any{"only_mcp": true, "limit": 500}},
 		{"hook_events", map[string]any{"limit": 500}}, {"hook_events", map[string]any{"evidence_kind": "runtime_transcript", "limit": 500}},
 		{"abuse", map[string]any{"limit": 100}},
+		{"signals", nil}, {"signals", map[string]any{"tool": "claude"}}, {"signals", map[string]any{"since": "30d", "host": "testhost"}},
+		{"skill_health", nil}, {"skill_health", map[string]any{"limit": 200, "tool": "codex"}},
 	}
 	searches := []string{"error", "permission denied", `"no such file"`, "test*", "git OR npm", "npm install", "failed",
 		"mcp__labby__search", "/home", "café", "don't", "TODO fix*", "exit code 1", "rate limit OR timeout"}
@@ -217,12 +223,19 @@ func TestParityRealCorpus(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &l); err != nil {
 			t.Fatalf("%s: %v", list, err)
 		}
-		for _, inc := range l.Incidents {
+		for i, inc := range l.Incidents {
 			calls = append(calls, call{inv, map[string]any{"incident_id": inc.ID, "max_bytes": 4096}})
+			if i < 5 {
+				// The Markdown report of the same investigation.
+				calls = append(calls, call{inv, map[string]any{"incident_id": inc.ID, "format": "md"}})
+			}
 		}
 		if lens == "skill" {
-			for _, inc := range l.Incidents[:min(3, len(l.Incidents))] {
+			for i, inc := range l.Incidents[:min(3, len(l.Incidents))] {
 				calls = append(calls, call{"skill_assess", map[string]any{"incident_id": inc.ID}})
+				if i == 0 {
+					calls = append(calls, call{"skill_assess", map[string]any{"incident_id": inc.ID, "format": "md"}})
+				}
 			}
 		}
 	}
@@ -234,7 +247,14 @@ func TestParityRealCorpus(t *testing.T) {
 	_ = json.Unmarshal([]byte(check(call{"skill_events", map[string]any{"summary": true, "limit": 500}})), &skills)
 	for _, s := range skills.Events {
 		calls = append(calls, call{"skill_investigate", map[string]any{"skill": s.Name}},
-			call{"skill_incidents", map[string]any{"skill": s.Name, "include_usage": true}})
+			call{"skill_incidents", map[string]any{"skill": s.Name, "include_usage": true}},
+			// The skill lifecycle: versions (with the diff of the last
+			// two), health, compare, a deterministic proposal, evals.
+			call{"skill_versions", map[string]any{"skill": s.Name, "diff": true}},
+			call{"skill_health", map[string]any{"skill": s.Name}},
+			call{"skill_compare", map[string]any{"skill": s.Name}},
+			call{"skill_propose", map[string]any{"skill": s.Name}},
+			call{"skill_evals", map[string]any{"skill": s.Name}})
 	}
 	var sessions struct {
 		Sessions []struct {
@@ -248,6 +268,7 @@ func TestParityRealCorpus(t *testing.T) {
 	for id := int64(1); id <= 9000; id += 97 {
 		calls = append(calls, call{"row_show", map[string]any{"id": id, "detail": true}})
 	}
+	versions, diffs := 0, 0
 	for _, c := range calls {
 		if c.action == "row_show" {
 			// The team store numbers rows from its base.
@@ -260,7 +281,28 @@ func TestParityRealCorpus(t *testing.T) {
 			}
 			continue
 		}
-		check(c)
+		out := check(c)
+		if c.action == "skill_versions" {
+			var v struct {
+				Versions []struct {
+					Bytes int `json:"bytes"`
+				} `json:"versions"`
+				Diff *struct {
+					Diff string `json:"diff"`
+				} `json:"diff"`
+			}
+			_ = json.Unmarshal([]byte(out), &v)
+			versions += len(v.Versions)
+			if v.Diff != nil && v.Diff.Diff != "" {
+				diffs++
+			}
+		}
+	}
+	// The lifecycle answers compared hold versions and their diffs (the
+	// skill bodies reached the team store).
+	t.Logf("skill versions compared: %d, with a diff: %d", versions, diffs)
+	if versions < 10 || diffs == 0 {
+		t.Errorf("the skill versions compared hold %d versions and %d diffs: the comparison is not telling much", versions, diffs)
 	}
 	check(call{"llm_invocations", map[string]any{"limit": 500}})
 	// Ranked search orders by bm25 on SQLite and ts_rank_cd on PostgreSQL:

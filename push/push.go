@@ -82,6 +82,7 @@ func Run(ctx context.Context, local *sqlite.DB, team *postgres.DB, opts Options)
 		res.Inserted[t.Name], res.Updated[t.Name], res.Deleted[t.Name] = 0, 0, 0
 	}
 	res.Updated["ai_sessions"] = 0
+	res.Inserted[postgres.SkillBodiesTable], res.Updated[postgres.SkillBodiesTable], res.Deleted[postgres.SkillBodiesTable] = 0, 0, 0
 	storeID, err := local.StoreID(ctx)
 	if err != nil {
 		return res, err
@@ -90,7 +91,7 @@ func Run(ctx context.Context, local *sqlite.DB, team *postgres.DB, opts Options)
 	if err != nil {
 		return res, err
 	}
-	p := &pusher{ctx: ctx, local: local, team: team, opts: opts, storeID: storeID, res: &res}
+	p := &pusher{ctx: ctx, local: local, team: team, opts: opts, storeID: storeID, res: &res, sentBodies: map[string]bool{}}
 	if opts.Content == store.ContentRedacted {
 		p.redactor = redact.New()
 	}
@@ -127,6 +128,9 @@ type pusher struct {
 	// batch; content the level it holds the rows at.
 	marks postgres.Marks
 	held  store.Content
+	reset bool
+	// sentBodies are the skill bodies this push has sent.
+	sentBodies map[string]bool
 }
 
 func (p *pusher) run() error {
@@ -137,7 +141,7 @@ func (p *pusher) run() error {
 	}
 	p.res.StoreNo, p.marks, p.held = pu.StoreNo, pu.Marks, pu.Content
 	reset := p.held != "" && p.held != p.opts.Content
-	p.res.Reset = reset
+	p.res.Reset, p.reset = reset, reset
 	upTo, lastChange, err := p.local.MaxIDs(ctx)
 	if err != nil {
 		return err
@@ -171,6 +175,9 @@ func (p *pusher) run() error {
 				if b.Sessions, err = p.sessions(t, rows); err != nil {
 					return err
 				}
+			}
+			if err := p.bodies(&b, t, rows); err != nil {
+				return err
 			}
 			b.To.Tables[t.Name] = max(b.To.Tables[t.Name], last)
 			if err := p.apply(b); err != nil {
@@ -237,6 +244,9 @@ func (p *pusher) apply(b postgres.Batch) error {
 	if err != nil {
 		return err
 	}
+	for _, body := range b.Bodies {
+		p.sentBodies[body.SHA256] = true
+	}
 	p.marks = b.To
 	p.res.Transactions++
 	for k, n := range r.Inserted {
@@ -293,6 +303,9 @@ func (p *pusher) changes(b *postgres.Batch, changes []store.Change) error {
 			}
 		}
 		b.Changed[t.Name] = p.strip(t, rows)
+		if err := p.bodies(b, t, rows); err != nil {
+			return err
+		}
 		if t.Name == "logs" {
 			s, err := p.sessions(t, rows)
 			if err != nil {
@@ -324,6 +337,66 @@ func (p *pusher) sessions(t store.Table, rows [][]any) ([][]any, error) {
 		return nil, nil
 	}
 	return p.local.ExportSessions(p.ctx, keys)
+}
+
+// bodies adds to b the skill bodies that rows of t (skill events) show and
+// that the team store does not hold as this store does (all of them, once
+// per push, when the content level changed), at the content level.
+func (p *pusher) bodies(b *postgres.Batch, t store.Table, rows [][]any) error {
+	col := t.Index("body_sha256")
+	if t.Name != "ai_skill_events" || col < 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var shas []string
+	for _, r := range rows {
+		if sha, _ := r[col].(string); sha != "" && !seen[sha] && !p.sentBodies[sha] {
+			seen[sha] = true
+			shas = append(shas, sha)
+		}
+	}
+	if len(shas) == 0 {
+		return nil
+	}
+	local, err := p.local.SkillBodies(p.ctx, shas, false)
+	if err != nil {
+		return err
+	}
+	held := map[string]store.SkillBody{}
+	if !p.reset {
+		if held, err = p.team.HeldBodies(p.ctx, p.res.StoreNo, shas); err != nil {
+			return err
+		}
+	}
+	var need []string
+	for _, sha := range shas {
+		l, ok := local[sha]
+		h, has := held[sha]
+		if ok && (!has || h.Complete != l.Complete || h.Bytes != l.Bytes || h.Lines != l.Lines || !h.FirstSeen.Equal(l.FirstSeen)) {
+			need = append(need, sha)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	full, err := p.local.SkillBodies(p.ctx, need, true)
+	if err != nil {
+		return err
+	}
+	for _, sha := range need {
+		body, ok := full[sha]
+		if !ok {
+			continue
+		}
+		switch p.opts.Content {
+		case store.ContentNone:
+			body.Body = ""
+		case store.ContentRedacted:
+			body.Body, _ = p.redactor.String(body.Body)
+		}
+		b.Bodies = append(b.Bodies, body)
+	}
+	return nil
 }
 
 // skip lists the columns of t the content level does not send (not read).

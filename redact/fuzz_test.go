@@ -45,6 +45,16 @@ func FuzzBytesKeepsJSONValid(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON after redaction\n in: %s\nout: %s", doc, out)
 		}
+		// The ingest path: \u escapes written as characters first.
+		if out, _ := r.JSON(doc); !json.Valid(out) {
+			t.Fatalf("invalid JSON after JSON redaction\n in: %s\nout: %s", doc, out)
+		}
+		if n := unescapeASCII(doc); !jsonEqual(n, doc) {
+			t.Fatalf("unescaping changed the JSON value\n in: %s\nout: %s", doc, n)
+		}
+		if out := r.Opaque(doc); !json.Valid(out) {
+			t.Fatalf("invalid JSON after Opaque\n in: %s\nout: %s", doc, out)
+		}
 		if _, err := json.Marshal(value); err == nil && json.Valid([]byte(value)) {
 			if out, _ := r.Bytes([]byte(value)); !json.Valid(out) {
 				t.Fatalf("invalid JSON after redaction\n in: %s\nout: %s", value, out)
@@ -114,4 +124,15 @@ func TestRandomFragmentsKeepJSONValid(t *testing.T) {
 			t.Fatalf("not idempotent\n  in: %q\nonce: %q\ntwice: %q", s, once, twice)
 		}
 	}
+}
+
+// jsonEqual reports whether two JSON documents hold the same value.
+func jsonEqual(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	x, _ := json.Marshal(va)
+	y, _ := json.Marshal(vb)
+	return bytes.Equal(x, y)
 }

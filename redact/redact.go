@@ -27,8 +27,10 @@
 package redact
 
 import (
+	_ "embed"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -41,7 +43,7 @@ type Redactor struct {
 	rules []rule
 	// slot maps a byte pair (first<<8 | second) to 1 + its index in
 	// anchors, or 0 when no anchor is triggered by it.
-	slot    [1 << 16]uint8
+	slot    [1 << 16]uint16
 	anchors [][]anchor
 }
 
@@ -54,6 +56,11 @@ type rule struct {
 	fold    bool     // anchors match ASCII case-insensitively
 	anchors []string // at least two bytes each; lower case when fold
 	match   matchFunc
+	// region, when set instead of match, is called once per find with
+	// every anchor occurrence of the rule (sorted) and appends the spans
+	// to redact: rules backed by a regular expression
+	// run it once over the merged windows around their anchors.
+	region func(src []byte, hits []regionHit, spans []span) []span
 }
 
 type anchor struct {
@@ -65,21 +72,28 @@ type anchor struct {
 
 type span struct{ start, end int }
 
-// maxRules bounds the per-call bookkeeping array in find.
-const maxRules = 32
+// New returns the Redactor with all rules: the built-in ones and gitleaks'
+// maintained rule set. It is built once (compiling a few hundred regular
+// expressions) and shared: a Redactor is immutable.
+func New() *Redactor { return shared() }
 
-// New returns a Redactor with all built-in rules.
-func New() *Redactor {
-	return build(rules())
-}
+var shared = sync.OnceValue(func() *Redactor {
+	gl, err := gitleaksRules()
+	if err != nil {
+		// The rule set is embedded in the binary: this is a build defect.
+		panic("redact: " + err.Error())
+	}
+	return build(append(rules(), gl...))
+})
+
+// None returns a Redactor without rules: it redacts nothing. Tests use it
+// to store data the way an older, weaker Cortex did.
+func None() *Redactor { return build(nil) }
 
 // build indexes the anchors of rs by their trigger pair, the rarest two
 // adjacent bytes of each anchor (in all case variants for fold rules).
 func build(rs []rule) *Redactor {
 	r := &Redactor{rules: rs}
-	if len(rs) > maxRules {
-		panic("redact: too many rules")
-	}
 	for i, ru := range rs {
 		for _, lit := range ru.anchors {
 			off := triggerIndex(lit, ru.fold)
@@ -89,10 +103,7 @@ func build(rs []rule) *Redactor {
 					p := uint16(c1)<<8 | uint16(c2)
 					if r.slot[p] == 0 {
 						r.anchors = append(r.anchors, nil)
-						if len(r.anchors) > 255 {
-							panic("redact: too many trigger pairs")
-						}
-						r.slot[p] = uint8(len(r.anchors))
+						r.slot[p] = uint16(len(r.anchors))
 					}
 					k := r.slot[p] - 1
 					r.anchors[k] = append(r.anchors[k], a)
@@ -115,16 +126,49 @@ func variants(c byte, fold bool) []byte {
 // transcripts (measured on JSONL from Claude Code, Codex and Gemini).
 const byFrequency = " etnsaior\"\\cldpumh:/,fg-01.2by_kwv3456798xTEACSDI()RPU={}LzM+jNBFOqHZGWYXVJ`QK;*[]'>#<|!%&?@$~^"
 
+// commonPairs lists the 600 most frequent pairs of adjacent printable
+// bytes in real agent transcripts (the project's corpus of Claude Code,
+// Codex and Gemini JSONL, 35 MB), most frequent first, as 1,200 bytes.
+//
+//go:embed pairs.txt
+var commonPairs string
+
+// pairRank maps a byte pair (first<<8 | second) to its position in
+// commonPairs plus one; 0 for pairs not among them (rare).
+var pairRank = func() (r [1 << 16]uint16) {
+	for i := 0; i+1 < len(commonPairs); i += 2 {
+		r[uint16(commonPairs[i])<<8|uint16(commonPairs[i+1])] = uint16(i/2 + 1)
+	}
+	return r
+}()
+
+// pairRarity is how rare a pair is: higher is rarer. A pair outside the
+// common list is rarer than any in it; among those, the unigram ranks
+// decide. For fold, the most common case variant counts.
+func pairRarity(c1, c2 byte, fold bool) int {
+	rarest := 1 << 20
+	for _, a := range variants(c1, fold) {
+		for _, b := range variants(c2, fold) {
+			r := 1<<16 + rarity(a, false) + rarity(b, false)
+			if k := pairRank[uint16(a)<<8|uint16(b)]; k > 0 {
+				r = int(k)
+			}
+			rarest = min(rarest, r)
+		}
+	}
+	return rarest
+}
+
 // triggerIndex returns the index j such that lit[j-1:j+1] is the rarest
-// pair of adjacent bytes in lit, judged by the rarity of both bytes, so
-// that the scan stops as seldom as possible.
+// pair of adjacent bytes in lit (see pairRarity), so that the scan stops
+// as seldom as possible.
 func triggerIndex(lit string, fold bool) int {
 	if len(lit) < 2 {
 		panic("redact: anchor shorter than two bytes: " + lit)
 	}
 	best, bestRank := 1, -1
 	for j := 1; j < len(lit); j++ {
-		if rank := rarity(lit[j-1], fold) + rarity(lit[j], fold); rank > bestRank {
+		if rank := pairRarity(lit[j-1], lit[j], fold); rank > bestRank {
 			best, bestRank = j, rank
 		}
 	}
@@ -159,6 +203,107 @@ func (r *Redactor) Bytes(src []byte) ([]byte, int) {
 	return r.redact(src)
 }
 
+// JSON is [Redactor.Bytes] for a JSON document (a raw transcript record):
+// it first writes \u escapes of printable ASCII (other than '"' and '\\')
+// and escaped slashes as the characters themselves — the same JSON value —
+// so that a secret written with escapes (Go's encoder writes & < > as
+// \u0026 \u003c \u003e) is seen and redacted like any other. When
+// nothing is escaped or found it returns src itself.
+func (r *Redactor) JSON(src []byte) ([]byte, int) {
+	return r.redact(unescapeASCII(src))
+}
+
+// unescapeASCII replaces \uXXXX escapes of printable ASCII except '"' and
+// '\\', and \/, by the character; escapes of other characters stay. It
+// returns src itself when there are none.
+func unescapeASCII(src []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i+1 < len(src); i++ {
+		if src[i] != '\\' {
+			continue
+		}
+		c, n := byte(0), 0
+		switch {
+		case src[i+1] == '/':
+			c, n = '/', 2
+		case src[i+1] == 'u' && i+6 <= len(src) && src[i+2] == '0' && src[i+3] == '0':
+			if v, ok := hexByte(src[i+4], src[i+5]); ok && v >= 0x20 && v < 0x7f && v != '"' && v != '\\' {
+				c, n = v, 6
+			}
+		}
+		if n == 0 {
+			i++ // an escape that stays (\\, \", \n, \u00e9 …): skip its second byte
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(src))
+		}
+		out = append(append(out, src[last:i]...), c)
+		last = i + n
+		i += n - 1
+	}
+	if out == nil {
+		return src
+	}
+	return append(out, src[last:]...)
+}
+
+func hexByte(a, b byte) (byte, bool) {
+	h, ok1 := hexVal(a)
+	l, ok2 := hexVal(b)
+	return h<<4 | l, ok1 && ok2
+}
+
+func hexVal(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// minOpaqueRun is the shortest run Opaque replaces.
+const minOpaqueRun = 32
+
+// Opaque is [Redactor.JSON] plus the replacement of every random-looking
+// run of at least 32 base64 bytes (letters and digits mixed, high
+// entropy), whatever surrounds it: for excerpts whose only purpose is
+// diagnosis (the preview of a line that is not valid JSON), where a key's
+// body may stand alone, cut from the header that would name it.
+func (r *Redactor) Opaque(src []byte) []byte {
+	out, _ := r.JSON(src)
+	var res []byte
+	last := 0
+	for i := 0; i < len(out); {
+		switch { // (JSON escapes are skipped whole: a run never eats \n)
+		case out[i] == '\\' && i+1 < len(out) && out[i+1] == 'u':
+			i += 6 // an escape's letters are not part of a run
+			continue
+		case out[i] == '\\':
+			i += 2
+			continue
+		case !isBase64URL(out[i]) && out[i] != '+' && out[i] != '/':
+			i++
+			continue
+		}
+		e := run(out, i, func(c byte) bool { return isBase64URL(c) || c == '+' || c == '/' || c == '=' }, len(out))
+		if e-i >= minOpaqueRun && randomLooking(out[i:e], minOpaqueRun) {
+			res = append(append(res, out[last:i]...), Marker...)
+			last = e
+		}
+		i = e
+	}
+	if res == nil {
+		return out
+	}
+	return append(res, out[last:]...)
+}
+
 // String is [Redactor.Bytes] for strings. It does not allocate when nothing
 // matches.
 func (r *Redactor) String(s string) (string, int) {
@@ -190,28 +335,101 @@ func (r *Redactor) redact(src []byte) ([]byte, int) {
 	return src, total
 }
 
+// regionHit is an anchor occurrence of a region rule.
+type regionHit struct {
+	rule    int
+	at, end int
+}
+
 // find returns the sorted, non-overlapping spans to redact.
 func (r *Redactor) find(src []byte) []span {
 	var spans []span
-	var resume [maxRules]int // a rule is not retried inside its own last match
+	var resume resumeSet // a rule is not retried inside its own last match
+	var hits *[]regionHit
 	for i := r.next(src, 1); i < len(src); i = r.next(src, i+1) {
 		k := r.slot[uint16(src[i-1])<<8|uint16(src[i])]
 		for _, a := range r.anchors[k-1] {
 			at := i - a.off
-			if at < resume[a.rule] || !a.matches(src, at) {
+			if !a.matches(src, at) || at < resume.get(a.rule) {
 				continue
 			}
 			if at > 0 && startsEscape(src, at-1) {
 				continue // the anchor's first byte is the n of \n, the t of \t, ...
 			}
-			s, e, ok := r.rules[a.rule].match(src, at, at+len(a.lit))
+			ru := &r.rules[a.rule]
+			if ru.region != nil {
+				if hits == nil {
+					hits = hitPool.Get().(*[]regionHit)
+				}
+				*hits = append(*hits, regionHit{a.rule, at, at + len(a.lit)})
+				continue
+			}
+			s, e, ok := ru.match(src, at, at+len(a.lit))
 			if ok && s < e {
 				spans = append(spans, span{s, e})
-				resume[a.rule] = e
+				resume.set(a.rule, e)
 			}
 		}
 	}
+	if hits != nil {
+		spans = r.regions(src, *hits, spans)
+		*hits = (*hits)[:0]
+		hitPool.Put(hits)
+	}
 	return merge(spans)
+}
+
+// hitPool recycles the region-rule occurrence lists of find.
+var hitPool = sync.Pool{New: func() any { s := make([]regionHit, 0, 16); return &s }}
+
+// regions runs every region rule that had anchor occurrences once, over
+// all of them.
+func (r *Redactor) regions(src []byte, hits []regionHit, spans []span) []span {
+	slices.SortStableFunc(hits, func(a, b regionHit) int { return a.rule - b.rule })
+	for i := 0; i < len(hits); {
+		j := i
+		for j < len(hits) && hits[j].rule == hits[i].rule {
+			j++
+		}
+		spans = r.rules[hits[i].rule].region(src, hits[i:j], spans)
+		i = j
+	}
+	return spans
+}
+
+// resumeSet maps rules to the end of their last match; it holds a few
+// entries without allocating.
+type resumeSet struct {
+	n    int
+	buf  [8][2]int
+	more map[int]int
+}
+
+func (s *resumeSet) get(rule int) int {
+	for i := 0; i < s.n; i++ {
+		if s.buf[i][0] == rule {
+			return s.buf[i][1]
+		}
+	}
+	return s.more[rule]
+}
+
+func (s *resumeSet) set(rule, end int) {
+	for i := 0; i < s.n; i++ {
+		if s.buf[i][0] == rule {
+			s.buf[i][1] = end
+			return
+		}
+	}
+	if s.n < len(s.buf) {
+		s.buf[s.n] = [2]int{rule, end}
+		s.n++
+		return
+	}
+	if s.more == nil {
+		s.more = map[int]int{}
+	}
+	s.more[rule] = end
 }
 
 // next returns the first i' >= i at which src[i'-1:i'+1] is a trigger

@@ -35,7 +35,7 @@ func rules() []rule {
 			anchors: []string{"glpat-"},
 			match:   token{tail: isBase64URL, min: 20, max: 255}.match},
 		{name: "stripe-secret-key",
-			anchors: []string{"sk_live_", "rk_live_"},
+			anchors: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "sk_prod_", "rk_prod_"},
 			match:   token{tail: isAlnum, min: 16, max: 255}.match},
 		{name: "npm-token",
 			anchors: []string{"npm_"},
@@ -53,12 +53,43 @@ func rules() []rule {
 		// DATABASE_PASSWORD, client_secret and refresh_token all match.
 		{name: "credential-assignment", fold: true,
 			anchors: []string{
-				"password", "passwd", "pwd", "secret", "token",
+				"password", "passwd", "pwd", "secret", "token", "passphrase",
 				"apikey", "api_key", "api-key",
 				"secret_key", "secretkey", "secret-key", "secret_access_key",
 				"private_key", "privatekey", "private-key",
 			},
 			match: matchAssignment},
+		// Any other *key-named value (STRIPE_KEY=…, AccountKey=…,
+		// DD_API_KEY=…) is redacted when it looks random: "key" names
+		// plenty of harmless settings.
+		{name: "key-assignment", fold: true,
+			anchors: []string{"key"},
+			match:   matchKeyAssignment},
+		// A random-looking token right after a secret's name in prose or
+		// a command ("the AWS secret access key is …", "auth token …").
+		{name: "secret-in-prose", fold: true,
+			anchors: []string{"secret", "token", "key", "password", "passphrase", "credential"},
+			match:   matchProse},
+		{name: "google-oauth-client-secret",
+			anchors: []string{"GOCSPX-"},
+			match:   token{tail: isBase64URL, min: 24, max: 40}.match},
+		{name: "mailgun-api-key",
+			anchors: []string{"key-"},
+			match:   token{tail: isHex, min: 32, max: 32}.match},
+		{name: "docker-hub-pat",
+			anchors: []string{"dckr_pat_"},
+			match:   token{tail: isBase64URL, min: 20, max: 64}.match},
+		{name: "telegram-bot-token",
+			anchors: []string{":AA"},
+			match:   matchTelegram},
+		{name: "azure-sas-signature", fold: true,
+			anchors: []string{"sig="},
+			match:   matchSASSignature},
+		// Passwords on command lines: curl -u user:pass, mysql -pPASS,
+		// docker login -p PASS.
+		{name: "command-line-password", fold: true,
+			anchors: []string{"curl ", "mysql ", "mysqldump ", "mariadb ", " login "},
+			match:   matchCommandPassword},
 		{name: "url-password",
 			anchors: []string{"://"},
 			match:   matchURLPassword},
@@ -97,6 +128,11 @@ func isBearerCred(c byte) bool { return isBase64URL(c) || strings.IndexByte("._~
 // isUserinfo is RFC 3986 userinfo plus '@' for unencoded passwords such as
 // p@ss.
 func isUserinfo(c byte) bool { return isAlnum(c) || strings.IndexByte("._~%!$&()*+,;=:@-", c) >= 0 }
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// isTokenByte is a byte of a token in prose: base64, base64url, dots.
+func isTokenByte(c byte) bool { return isBase64URL(c) || c == '+' || c == '/' || c == '=' || c == '.' }
 
 // isUnquoted is a byte of an unquoted assignment value: anything but
 // whitespace, controls, quotes, backslashes and , ; } & ( ) [.
@@ -165,17 +201,34 @@ func skipSpaces(src []byte, i int) int {
 	return i
 }
 
-// quoteAt returns the quote that starts at src[i]: `"`, `\"`, `'` or "".
+// quoteAt returns the quote that starts at src[i]: `"`, `'`, an escaped
+// quote `\"` (JSON inside a JSON string), `\\\"` (one level deeper, as in
+// a JSON document inside tool arguments) and so on, or "".
 func quoteAt(src []byte, i int) string {
 	switch {
 	case i >= len(src):
 	case src[i] == '"', src[i] == '\'':
 		return string(src[i])
-	case src[i] == '\\' && i+1 < len(src) && src[i+1] == '"':
-		return `\"`
+	case src[i] == '\\':
+		j := i
+		for j < len(src) && j-i < 16 && src[j] == '\\' {
+			j++
+		}
+		if j < len(src) && src[j] == '"' && (j-i)%2 == 1 {
+			return escapedQuotes[j-i]
+		}
 	}
 	return ""
 }
+
+// escapedQuotes[n] is a quote escaped by n backslashes (without
+// allocating in quoteAt).
+var escapedQuotes = func() (q [17]string) {
+	for n := range q {
+		q[n] = strings.Repeat(`\`, n) + `"`
+	}
+	return q
+}()
 
 // token matches a fixed prefix (the anchor) followed by a tail of min to max
 // bytes from a class, not glued to a surrounding word.
@@ -321,12 +374,14 @@ func matchAssignment(src []byte, at, end int) (int, int, bool) {
 		if e >= len(src) || src[e] != '"' || e > s && src[s] == ':' {
 			return 0, 0, false
 		}
-	case q == `\"`:
+	case len(q) > 1:
+		// An escaped quote (JSON inside a JSON string, at any depth): the
+		// value ends at the next escape.
 		e = run(src, s, isDoubleQuoted, len(src))
 	case q == `'`:
 		e = run(src, s, isSingleQuoted, len(src))
 	default:
-		e = run(src, s, isUnquoted, len(src))
+		e = unquotedEnd(src, s)
 		if e < len(src) && (src[e] == '(' || src[e] == '[') {
 			return 0, 0, false // code: password = getpass.getpass(), key = os.environ["KEY"]
 		}
@@ -336,6 +391,268 @@ func matchAssignment(src []byte, at, end int) (int, int, bool) {
 	}
 	return s, e, true
 }
+
+// unquotedEnd returns the end of an unquoted value starting at src[s]. An
+// '&' ends it only where a query parameter follows (password=x&user=y);
+// otherwise it is part of the value (password=p&ss).
+func unquotedEnd(src []byte, s int) int {
+	e := run(src, s, isUnquoted, len(src))
+	for n := ampAt(src, e); n > 0 && !paramFollows(src, e+n); n = ampAt(src, e) {
+		e = run(src, e+n, isUnquoted, len(src))
+	}
+	return e
+}
+
+// ampAt returns the length of an '&' at src[i]: 1, or that of its JSON
+// escape \u0026 at any nesting depth (\\u0026 …); 0 when there is none.
+func ampAt(src []byte, i int) int {
+	if i < len(src) && src[i] == '&' {
+		return 1
+	}
+	j := i
+	for j < len(src) && src[j] == '\\' && j-i < 8 {
+		j++
+	}
+	if j > i && j+5 <= len(src) && src[j] == 'u' && string(src[j+1:j+5]) == "0026" {
+		return j + 5 - i
+	}
+	return 0
+}
+
+// ampBefore reports whether src[:i] ends with '&' or '?', or the JSON
+// escape of '&'.
+func ampBefore(src []byte, i int) bool {
+	if i > 0 && (src[i-1] == '&' || src[i-1] == '?') {
+		return true
+	}
+	return i >= 6 && string(src[i-5:i]) == "u0026" && src[i-6] == '\\'
+}
+
+// paramFollows reports whether src[i:] starts with name= (a query
+// parameter or another assignment).
+func paramFollows(src []byte, i int) bool {
+	j := run(src, i, func(c byte) bool { return isWord(c) || c == '.' || c == '-' || c == '[' || c == ']' }, 64)
+	return j > i && j < len(src) && src[j] == '='
+}
+
+// matchKeyAssignment redacts the value of a *key-named setting
+// (STRIPE_KEY=…, AccountKey=…) when it looks random.
+func matchKeyAssignment(src []byte, at, end int) (int, int, bool) {
+	if end < len(src) && isAlnum(src[end]) {
+		return 0, 0, false // keyboard, keys, keyword…
+	}
+	s, e, ok := matchAssignment(src, at, end)
+	if !ok || !randomLooking(src[s:e], 12) {
+		return 0, 0, false
+	}
+	return s, e, true
+}
+
+// randomLooking reports whether v looks like generated key material: at
+// least min bytes, letters and digits mixed (or long), and a high Shannon
+// entropy for its length.
+func randomLooking(v []byte, min int) bool {
+	if len(v) < min || len(v) > 4096 {
+		return false
+	}
+	var letters, digits bool
+	for _, c := range v {
+		switch {
+		case '0' <= c && c <= '9':
+			digits = true
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letters = true
+		case c == ' ':
+			return false // words, not a key
+		}
+	}
+	if !letters || !digits {
+		return false // identifiers (process.env.SESSION_SECRET), words
+	}
+	switch v[0] {
+	case '/', '~', '.':
+		return false // a path: /etc/ssh/ssh_host_ed25519_key
+	}
+	if seg, hex, words := segments(v); seg < 16 || hex && words >= 2 {
+		// A name built of parts (setup-go-Linux-x64-1.22.4-d5ec2e1f, a
+		// UUID), or one ending in a content digest
+		// (setup-uv-1-x86_64-unknown-linux-gnu-0.7.13-<sha256>).
+		return false
+	}
+	floor := 3.0
+	if len(v) >= 32 {
+		floor = 3.3
+	}
+	return shannon(v) >= floor
+}
+
+// segments reads v as runs between - _ . / separators: the length of the
+// longest, whether that one is all hex digits, and how many runs are words
+// of three or more letters. Generated key material has a long run; names
+// assembled from parts do not, or are words plus a digest.
+func segments(v []byte) (longest int, hex bool, words int) {
+	start := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && v[i] != '-' && v[i] != '_' && v[i] != '.' && v[i] != '/' {
+			continue
+		}
+		seg := v[start:i]
+		if len(seg) > longest {
+			longest, hex = len(seg), run(seg, 0, isHex, len(seg)) == len(seg)
+		}
+		if len(seg) >= 3 && run(seg, 0, func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }, len(seg)) == len(seg) {
+			words++
+		}
+		start = i + 1
+	}
+	return longest, hex, words
+}
+
+// matchProse redacts a random-looking token following a secret's name in
+// prose or on a command line, past up to four short words: "the AWS secret
+// access key is …", "auth token …", "bot token: …".
+func matchProse(src []byte, at, end int) (int, int, bool) {
+	if end < len(src) && isAlnum(src[end]) {
+		return 0, 0, false // tokenizer, keyboard, secretary…
+	}
+	i := end
+	for words := 0; ; words++ {
+		// (Assignments — name: value, name=value — are the assignment
+		// rules', with their own judgement of what is a value.)
+		i = skipFunc(src, i, func(c byte) bool { return c == ' ' })
+		w := run(src, i, func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }, 13)
+		if words == 4 || w == i || w-i > 12 || w >= len(src) || src[w] != ' ' {
+			break
+		}
+		i = w
+	}
+	if i == end || i-end > 64 {
+		return 0, 0, false
+	}
+	e := run(src, i, isTokenByte, 257)
+	for e > i && (src[e-1] == '.' || src[e-1] == '=' && e-i < 16) {
+		e-- // a sentence's full stop
+	}
+	if e-i < 16 || e-i > 256 || e < len(src) && isAlnum(src[e]) || !randomLooking(src[i:e], 16) {
+		return 0, 0, false
+	}
+	return i, e, true
+}
+
+func skipFunc(src []byte, i int, in func(byte) bool) int {
+	for i < len(src) && in(src[i]) {
+		i++
+	}
+	return i
+}
+
+// matchTelegram matches a Telegram bot token, <bot id>:AA<33 bytes>, at
+// its ":AA".
+func matchTelegram(src []byte, at, end int) (int, int, bool) {
+	j := at
+	for j > 0 && at-j < 17 && '0' <= src[j-1] && src[j-1] <= '9' {
+		j--
+	}
+	// (In the Bot API's URLs the token follows "bot".)
+	if at-j < 5 || !boundaryBefore(src, j) && !(j >= 3 && string(src[j-3:j]) == "bot") {
+		return 0, 0, false
+	}
+	e := run(src, end, isBase64URL, 41)
+	if n := e - end; n < 30 || n > 40 || e < len(src) && isAlnum(src[e]) {
+		return 0, 0, false
+	}
+	return j, e, true
+}
+
+// matchSASSignature redacts the signature of an Azure shared access
+// signature URL (…&sig=…).
+func matchSASSignature(src []byte, at, end int) (int, int, bool) {
+	if !ampBefore(src, at) {
+		return 0, 0, false
+	}
+	e := run(src, end, func(c byte) bool { return isAlnum(c) || c == '%' || c == '+' || c == '/' || c == '=' }, 512)
+	if e-end < 16 {
+		return 0, 0, false
+	}
+	return end, e, true
+}
+
+// loginTools are the commands whose "login" takes a password flag.
+var loginTools = []string{"docker", "podman", "nerdctl", "buildah", "helm registry", "oras", "skopeo"}
+
+// matchCommandPassword redacts a password given on a command line: curl
+// -u/--user user:PASS, mysql/mysqldump/mariadb -pPASS, and docker (podman,
+// helm registry…) login -p/--password PASS.
+func matchCommandPassword(src []byte, at, end int) (int, int, bool) {
+	// The anchor says which command: curl, the mysql family, or login.
+	kind := src[at] | 0x20
+	if kind == ' ' {
+		ok := false
+		for _, t := range loginTools {
+			if at >= len(t) && strings.EqualFold(string(src[at-len(t):at]), t) {
+				ok = true
+			}
+		}
+		if !ok {
+			return 0, 0, false
+		}
+	} else if !boundaryBefore(src, at) {
+		return 0, 0, false
+	}
+	// The command runs to the end of its line (a real or escaped newline),
+	// its JSON string, or a shell separator.
+	lineEnd := end
+	for lineEnd < len(src) && lineEnd-end < 2048 {
+		c := src[lineEnd]
+		if c == '\n' || c == '"' || c == ';' || c == '|' || c == '\\' && lineEnd+1 < len(src) && src[lineEnd+1] == 'n' {
+			break
+		}
+		lineEnd++
+	}
+	line := src[:lineEnd]
+	for i := end - 1; i < lineEnd; i++ {
+		if src[i] != ' ' && src[i] != '\t' {
+			continue
+		}
+		f := i + 1
+		switch {
+		case kind == 'c':
+			for _, flag := range []string{"-u ", "--user ", "--user=", "-u"} {
+				if !hasPrefixFold(line[f:], flag) {
+					continue
+				}
+				v := f + len(flag)
+				v += len(quoteAt(line, v))
+				e := run(line, v, func(c byte) bool { return c > ' ' && c != '"' && c != '\'' && c != '\\' }, 512)
+				if colon := bytes.IndexByte(line[v:e], ':'); colon >= 0 && e-(v+colon+1) >= minValue && !markerAt(line, v+colon+1) {
+					return v + colon + 1, e, true
+				}
+			}
+		case kind == ' ':
+			for _, flag := range []string{"-p ", "--password ", "--password="} {
+				if hasPrefixFold(line[f:], flag) {
+					v := f + len(flag)
+					v += len(quoteAt(line, v))
+					e := run(line, v, func(c byte) bool { return c > ' ' && c != '"' && c != '\'' && c != '\\' }, 512)
+					if e-v >= minValue && !markerAt(line, v) {
+						return v, e, true
+					}
+				}
+			}
+		default: // mysql family: -pPASS (attached; "-p name" prompts and names a database)
+			if f+2 < lineEnd && line[f] == '-' && line[f+1] == 'p' && line[f+2] > ' ' && line[f+2] != '-' {
+				e := run(line, f+2, func(c byte) bool { return c > ' ' && c != '"' && c != '\'' && c != '\\' }, 512)
+				if e-(f+2) >= minValue && !markerAt(line, f+2) {
+					return f + 2, e, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// markerAt reports whether src[i:] starts with the redaction marker.
+func markerAt(src []byte, i int) bool { return bytes.HasPrefix(src[i:], []byte(Marker)) }
 
 // plausibleSecret rejects assignment values that are evidently not
 // secrets. key is the key word the value is assigned to.

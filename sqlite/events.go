@@ -245,8 +245,8 @@ func skillSQL(n int) string {
 
 func userSQL(n int) string {
 	return `INSERT OR IGNORE INTO ai_user_events(log_id, event_index, ai_tool, ai_project, ai_session_id, hostname,
-		ai_agent_id, timestamp, event_kind, text, call_id, source, metadata_json) VALUES ` +
-		repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		ai_agent_id, timestamp, event_kind, text, call_id, source, metadata_json, voice, voice_version) VALUES ` +
+		repeatValues(n, "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 }
 
 func hookSQL(n int) string {
@@ -351,10 +351,15 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		if err != nil {
 			return c, err
 		}
-		args := make([]any, 0, 13*len(part))
+		args := make([]any, 0, 15*len(part))
 		for _, u := range part {
+			var version any
+			if u.e.VoiceVersion != 0 {
+				version = u.e.VoiceVersion
+			}
 			args = append(args, u.r.logID, u.index, u.r.tool, nullStr(u.r.project), nullStr(u.r.session), u.r.host,
-				nullStr(u.r.thread), u.r.ts, u.e.Kind, u.e.Text, nullStr(u.e.CallID), nullStr(u.e.Source), metaJSON(u.e.Meta))
+				nullStr(u.r.thread), u.r.ts, u.e.Kind, u.e.Text, nullStr(u.e.CallID), nullStr(u.e.Source), metaJSON(u.e.Meta),
+				nullStr(u.e.Voice), version)
 		}
 		res, err := st.ExecContext(ctx, args...)
 		if err != nil {

@@ -254,7 +254,12 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 }
 
 // registerSource inserts (or finds) a source by path and returns its id.
+// A source that moved (MovedFrom) keeps its id, takes the new path, and
+// its rows and session rollups follow.
 func (w *importTx) registerSource(src *cortex.Source) (int64, error) {
+	if src.MovedFrom != "" && src.ID != 0 && src.MovedFrom != src.Path {
+		return src.ID, w.moveSource(src)
+	}
 	var sid int64
 	if err := w.queryRow(`INSERT INTO transcript_sources(path, kind, ai_tool, first_indexed_at)
 		VALUES (?, ?, ?, ?)
@@ -265,17 +270,38 @@ func (w *importTx) registerSource(src *cortex.Source) (int64, error) {
 	return sid, nil
 }
 
+// moveSource gives a source its new path. The rows read from it are found
+// through the import ledger (keyed by source), not by scanning logs.
+func (w *importTx) moveSource(src *cortex.Source) error {
+	res, err := w.exec(`UPDATE transcript_sources SET path = ?, kind = ?, ai_tool = ? WHERE id = ? AND path <> ?`,
+		src.Path, src.Kind, nullStr(string(src.Tool)), src.ID, src.Path)
+	if err != nil {
+		return fmt.Errorf("move source %s to %s: %w", src.MovedFrom, src.Path, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err // moved by an earlier batch of this read
+	}
+	if _, err := w.exec(`UPDATE logs SET ai_transcript_path = ?
+		WHERE id IN (SELECT log_id FROM transcript_import_records WHERE source_id = ?)`, src.Path, src.ID); err != nil {
+		return fmt.Errorf("move the rows of %s: %w", src.MovedFrom, err)
+	}
+	if _, err := w.exec(`UPDATE ai_sessions SET transcript_path = ? WHERE transcript_path = ?`, src.Path, src.MovedFrom); err != nil {
+		return fmt.Errorf("move the sessions of %s: %w", src.MovedFrom, err)
+	}
+	return nil
+}
+
 // storeCheckpoint records where a source was read up to, and what the
 // batch added.
 func (w *importTx) storeCheckpoint(src *cortex.Source, sid, inserted int64, rewritten bool) error {
 	if _, err := w.exec(`UPDATE transcript_sources SET
 		size = ?, mtime_ns = ?, prefix_hash = ?, anchor_hash = ?, last_offset = ?, last_line = ?,
 		parser_state = ?, pending_bytes = ?, complete = ?, records = records + ?, rewrites = rewrites + ?,
-		last_indexed_at = ?, last_error = ?
+		last_indexed_at = ?, last_error = ?, head_hash = COALESCE(?, head_hash)
 		WHERE id = ?`,
 		src.Size, src.ModTimeNS, nullStr(src.PrefixHash), nullStr(src.AnchorHash), src.Offset, src.Line,
 		nullBytes(src.ParserState), src.PendingBytes, boolInt(src.Complete), inserted, boolInt(rewritten),
-		w.now, nullStr(src.LastError), sid); err != nil {
+		w.now, nullStr(src.LastError), nullStr(src.HeadHash), sid); err != nil {
 		return fmt.Errorf("store checkpoint: %w", err)
 	}
 	return nil
@@ -569,7 +595,7 @@ func boolInt(b bool) int {
 func (db *DB) Source(ctx context.Context, path string) (cortex.Source, bool, error) {
 	row := db.r.QueryRowContext(ctx, `SELECT id, path, kind, COALESCE(ai_tool, ''), size, mtime_ns, COALESCE(prefix_hash, ''),
 		COALESCE(anchor_hash, ''), last_offset, last_line, COALESCE(parser_state, ''), pending_bytes, complete, records, rewrites,
-		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, '')
+		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, ''), COALESCE(head_hash, '')
 		FROM transcript_sources WHERE path = ?`, path)
 	s, err := scanSource(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -588,7 +614,7 @@ func scanSource(row scanner) (cortex.Source, error) {
 	var tool, state, first, last string
 	var complete int
 	err := row.Scan(&s.ID, &s.Path, &s.Kind, &tool, &s.Size, &s.ModTimeNS, &s.PrefixHash, &s.AnchorHash, &s.Offset, &s.Line,
-		&state, &s.PendingBytes, &complete, &s.Records, &s.Rewrites, &first, &last, &s.LastError)
+		&state, &s.PendingBytes, &complete, &s.Records, &s.Rewrites, &first, &last, &s.LastError, &s.HeadHash)
 	if err != nil {
 		return s, err
 	}
@@ -607,7 +633,7 @@ func scanSource(row scanner) (cortex.Source, error) {
 func (db *DB) Sources(ctx context.Context) (map[string]cortex.Source, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT id, path, kind, COALESCE(ai_tool, ''), size, mtime_ns, COALESCE(prefix_hash, ''),
 		COALESCE(anchor_hash, ''), last_offset, last_line, COALESCE(parser_state, ''), pending_bytes, complete, records, rewrites,
-		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, '')
+		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, ''), COALESCE(head_hash, '')
 		FROM transcript_sources`)
 	if err != nil {
 		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read checkpoints")

@@ -32,7 +32,8 @@ func (db *DB) ReserveInvocation(ctx context.Context, since time.Time, decide fun
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		// Refusals and dry runs decide nothing: only calls that ran (or
 		// run) are read, through the (status, started_at) index.
-		rows, err := tx.QueryContext(ctx, `SELECT id, started_at, finished_at, action, status, hostname, pid
+		rows, err := tx.QueryContext(ctx, `SELECT id, started_at, finished_at, action, status, hostname, pid,
+			COALESCE(provider_pid, 0), COALESCE(provider_dir, '')
 			FROM llm_invocations WHERE status IN (?,?,?,?,?,?) AND started_at >= ? ORDER BY started_at, id`,
 			cortex.InvocationRunning, cortex.InvocationSuccess, cortex.InvocationError, cortex.InvocationTimeout,
 			cortex.InvocationCancelled, cortex.InvocationInterrupted, cortex.FormatTime(since))
@@ -44,7 +45,8 @@ func (db *DB) ReserveInvocation(ctx context.Context, since time.Time, decide fun
 			var inv cortex.Invocation
 			var started string
 			var finished sql.NullString
-			if err := rows.Scan(&inv.ID, &started, &finished, &inv.Action, &inv.Status, &inv.Hostname, &inv.PID); err != nil {
+			if err := rows.Scan(&inv.ID, &started, &finished, &inv.Action, &inv.Status, &inv.Hostname, &inv.PID,
+				&inv.ProviderPID, &inv.ProviderDir); err != nil {
 				rows.Close()
 				return err
 			}
@@ -116,24 +118,25 @@ func (db *DB) FinishInvocation(ctx context.Context, f cortex.InvocationFinish) e
 	return nil
 }
 
-// InterruptInvocations marks the invocations of host left running by a
-// process that is gone (alive reports false) as interrupted, and returns
-// how many it marked.
-func (db *DB) InterruptInvocations(ctx context.Context, host string, alive func(pid int) bool) (int64, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, pid FROM llm_invocations WHERE status = ? AND hostname = ?`, cortex.InvocationRunning, host)
+// InterruptInvocations marks the invocations of host left running that
+// running reports as over (their process is gone, and so is any provider
+// process they left) as interrupted, and returns how many it marked.
+// running sees id, pid, provider_pid and provider_dir.
+func (db *DB) InterruptInvocations(ctx context.Context, host string, running func(cortex.Invocation) bool) (int64, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, pid, COALESCE(provider_pid, 0), COALESCE(provider_dir, '')
+		FROM llm_invocations WHERE status = ? AND hostname = ?`, cortex.InvocationRunning, host)
 	if err != nil {
 		return 0, queryFailed(err, "LLM invocations")
 	}
 	var dead []string
 	for rows.Next() {
-		var id string
-		var pid int
-		if err := rows.Scan(&id, &pid); err != nil {
+		inv := cortex.Invocation{Hostname: host, Status: cortex.InvocationRunning}
+		if err := rows.Scan(&inv.ID, &inv.PID, &inv.ProviderPID, &inv.ProviderDir); err != nil {
 			rows.Close()
 			return 0, queryFailed(err, "LLM invocations")
 		}
-		if !alive(pid) {
-			dead = append(dead, id)
+		if !running(inv) {
+			dead = append(dead, inv.ID)
 		}
 	}
 	rows.Close()
@@ -160,6 +163,19 @@ func (db *DB) InterruptInvocations(ctx context.Context, host string, alive func(
 		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot update the LLM audit: %v", err)
 	}
 	return n, nil
+}
+
+// AttachProvider records the provider process (group) and credential
+// folder of a running invocation.
+func (db *DB) AttachProvider(ctx context.Context, id string, pid int, dir string) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE llm_invocations SET provider_pid = ?, provider_dir = ? WHERE id = ?`, pid, nullStr(dir), id)
+		return err
+	})
+	if err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot write the LLM audit record: %v", err)
+	}
+	return nil
 }
 
 // Invocations lists audited LLM invocations, newest first. Limit must be

@@ -77,7 +77,7 @@ func TestInterruptInvocationsOfDeadProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, err := db.InterruptInvocations(ctx, "h", func(pid int) bool { return pid == 2 })
+	n, err := db.InterruptInvocations(ctx, "h", func(inv cortex.Invocation) bool { return inv.PID == 2 })
 	if err != nil || n != 1 {
 		t.Fatalf("interrupted %d, %v", n, err)
 	}

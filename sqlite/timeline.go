@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -11,7 +12,12 @@ import (
 )
 
 const userActCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''), metadata_json`
+	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''), metadata_json,
+	COALESCE(voice, ''), COALESCE(voice_version, 0)`
+
+// userActKeyCols are userActCols without the texts (empty in the result).
+const userActKeyCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
+	COALESCE(ai_agent_id, ''), timestamp, event_kind, '', '', '', NULL, '', 0`
 
 func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 	if err != nil {
@@ -24,7 +30,7 @@ func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 		var tool, ts string
 		var meta sql.NullString
 		if err := rows.Scan(&a.ID, &a.LogID, &tool, &a.Project, &a.Session, &a.Host, &a.Thread, &ts, &a.Kind, &a.Text,
-			&a.CallID, &a.Source, &meta); err != nil {
+			&a.CallID, &a.Source, &meta, &a.Voice, &a.VoiceVersion); err != nil {
 			return nil, queryFailed(err, "user events")
 		}
 		a.Tool, a.Timestamp, a.Meta = cortex.Tool(tool), parseStoredTime(ts), decodeMeta(meta)
@@ -33,8 +39,36 @@ func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 	return out, rows.Err()
 }
 
+// VoicesCurrent reports whether every user event's stored reading is of
+// the given rules version.
+func (db *DB) VoicesCurrent(ctx context.Context, version int) (bool, error) {
+	var stale int
+	err := db.r.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM ai_user_events INDEXED BY idx_ai_user_events_voice_version
+		WHERE voice_version IS NULL OR voice_version < ? OR voice_version > ?)`, version, version).Scan(&stale)
+	if err != nil {
+		return false, queryFailed(err, "user events")
+	}
+	return stale == 0, nil
+}
+
+// UserActKeys returns the newest user events matching f (at most
+// f.Limit), newest first, without their texts: the friction lens's
+// candidate scan (which sessions to read, and when). With saying set, only
+// interrupts, refusals and acts whose stored reading says something (valid
+// when VoicesCurrent reports every reading is of the rules in use).
+func (db *DB) UserActKeys(ctx context.Context, f CandidateFilter, saying bool) ([]UserAct, error) {
+	w := candidateWhere(f, "")
+	from := `ai_user_events INDEXED BY idx_ai_user_events_time WHERE 1=1`
+	if saying {
+		from = `ai_user_events INDEXED BY idx_ai_user_events_friction
+			WHERE (event_kind IN ('interrupt', 'rejection') OR voice IS NOT NULL)`
+	}
+	return collectActs(db.query(ctx, `SELECT `+userActKeyCols+` FROM `+from+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`,
+		append(w.args, f.Limit)...))
+}
+
 // UserActCandidates returns the newest user events matching f (at most
-// f.Limit), newest first: the friction lens's candidate scan.
+// f.Limit), newest first, with their texts and readings.
 func (db *DB) UserActCandidates(ctx context.Context, f CandidateFilter) ([]UserAct, error) {
 	w := candidateWhere(f, "")
 	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_time
@@ -127,8 +161,22 @@ func (db *DB) KnownSkillNames(ctx context.Context) (map[string]bool, error) {
 // SessionCalls returns the tool calls of a session in [from, to] (by call
 // time; the zero time leaves a side open), in time order, at most limit.
 func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
+	return db.sessionCalls(ctx, s, from, to, limit, `COALESCE(arguments_json, ''), COALESCE(output_preview, '')`)
+}
+
+// SessionCallTimes is SessionCalls without the texts: no output or error
+// text, and the arguments only of calls that read a SKILL.md (what tells a
+// skill load from work). For readers of when and where calls ran.
+func (db *DB) SessionCallTimes(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
+	return db.sessionCalls(ctx, s, from, to, limit,
+		`CASE WHEN instr(arguments_json, 'SKILL.md') > 0 THEN arguments_json ELSE '' END, ''`)
+}
+
+// sessionCalls reads a session's calls with the given expressions for
+// their arguments and output.
+func (db *DB) sessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int, texts string) ([]SessionCall, error) {
 	q, args := sessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
-		COALESCE(arguments_json, ''), COALESCE(output_preview, ''), COALESCE(result_timestamp, '')
+		`+texts+`, COALESCE(result_timestamp, '')
 		FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
 	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
@@ -271,4 +319,43 @@ func (db *DB) NextContextRow(ctx context.Context, s SessionScope, t time.Time, a
 		return 0, queryFailed(err, "rows")
 	}
 	return id, nil
+}
+
+// StaleVoices returns up to limit user events after id whose stored
+// reading is not of the given rules version, by id: what RefreshVoices
+// reads again.
+func (db *DB) StaleVoices(ctx context.Context, version int, after int64, limit int) ([]UserAct, error) {
+	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events
+		WHERE id > ? AND (voice_version IS NULL OR voice_version <> ?) ORDER BY id LIMIT ?`, after, version, limit))
+}
+
+// VoiceReading is a user event's reading to store.
+type VoiceReading struct {
+	ID      int64
+	Voice   string
+	Version int
+}
+
+// SetVoices stores readings of user events, in one transaction.
+func (db *DB) SetVoices(ctx context.Context, readings []VoiceReading) error {
+	if len(readings) == 0 {
+		return nil
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE ai_user_events SET voice = ?, voice_version = ? WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, r := range readings {
+			var v any
+			if r.Voice != "" {
+				v = r.Voice
+			}
+			if _, err := st.ExecContext(ctx, v, r.Version, r.ID); err != nil {
+				return fmt.Errorf("store voice reading: %w", err)
+			}
+		}
+		return nil
+	})
 }

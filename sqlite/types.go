@@ -31,4 +31,6 @@ type (
 	LogParams        = store.LogParams
 	LogEntry         = store.LogEntry
 	LogList          = store.LogList
+	SkillLoad        = store.SkillLoad
+	SkillBody        = store.SkillBody
 )

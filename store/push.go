@@ -60,7 +60,8 @@ var PushTables = []Table{
 	{
 		Name: "ai_skill_events",
 		Columns: []string{"id", "log_id", "ai_tool", "ai_project", "ai_session_id", "hostname", "timestamp", "skill_name",
-			"skill_plugin", "skill_path", "event_kind", "evidence_kind", "metadata_json", "created_at", "ai_agent_id"},
+			"skill_plugin", "skill_path", "event_kind", "evidence_kind", "metadata_json", "created_at", "ai_agent_id",
+			"body_sha256"},
 		IDs: []string{"id", "log_id"}, MetaTexts: []string{"args"},
 	},
 	{
@@ -83,8 +84,11 @@ var PushTables = []Table{
 	{
 		Name: "ai_user_events",
 		Columns: []string{"id", "log_id", "event_index", "ai_tool", "ai_project", "ai_session_id", "hostname", "ai_agent_id",
-			"timestamp", "event_kind", "text", "call_id", "source", "metadata_json"},
-		IDs: []string{"id", "log_id"}, Texts: []string{"text"}, NotNull: []string{"text"}, MetaTexts: []string{"command", "reason"},
+			"timestamp", "event_kind", "text", "call_id", "source", "metadata_json", "voice", "voice_version"},
+		// voice is the stored reading of text: it quotes the phrases it
+		// matched, so it is text too.
+		IDs: []string{"id", "log_id"}, Texts: []string{"text", "voice"}, NotNull: []string{"text"},
+		MetaTexts: []string{"command", "reason"},
 	},
 }
 

@@ -107,6 +107,10 @@ type UserAct struct {
 	CallID    string
 	Source    string
 	Meta      map[string]string
+	// Voice is the stored reading of Text (see cortex.UserEvent),
+	// VoiceVersion the rules' version that read it (0: not read).
+	Voice        string
+	VoiceVersion int
 }
 
 // SessionSkill is a skill event as the engine scopes runs with it.
@@ -372,4 +376,29 @@ func DecodeMeta(s string) map[string]string {
 		}
 	}
 	return m
+}
+
+// SkillLoad is a skill event that shows a body, with where it was seen.
+type SkillLoad struct {
+	SessionSkill
+	Tool    cortex.Tool
+	Host    string
+	Session string
+	// SHA256 is the body's version ("" when it showed none).
+	SHA256 string
+}
+
+// Scope is the session a load belongs to.
+func (l SkillLoad) Scope() SessionScope {
+	return SessionScope{Tool: l.Tool, Session: l.Session, Host: l.Host}
+}
+
+// SkillBody is one stored skill body (a version).
+type SkillBody struct {
+	SHA256    string
+	Body      string
+	Bytes     int
+	Lines     int
+	Complete  bool
+	FirstSeen time.Time
 }

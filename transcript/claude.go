@@ -127,7 +127,7 @@ func (c *ClaudeParser) Parse(raw []byte, line int64) Result {
 		res.Skip = SkipUnknownType
 	}
 	if res.Skip == "" && res.Err == nil && res.Entry.RecordKey == "" {
-		res.Entry.RecordKey = contentKey(raw)
+		res.Entry.RecordKey = ContentKey(raw)
 	}
 	if res.Skip == "" && res.Err == nil && res.Entry.Role == cortex.RoleUser && res.Entry.Sidechain {
 		// In a subagent's transcript the "user" is the parent agent: its
@@ -709,7 +709,7 @@ func (c *ClaudeParser) parseProgress(v *fastjson.Value, res *Result) {
 			res.Entry.AgentID = id
 		}
 		if str(m, "uuid") == "" {
-			res.Entry.RecordKey = contentKey(m.MarshalTo(nil))
+			res.Entry.RecordKey = ContentKey(m.MarshalTo(nil))
 		}
 		res.Entry.Kind = "progress:agent_progress:" + res.Entry.Kind
 	case "bash_progress", "mcp_progress", "waiting_for_task", "query_update", "search_results_received", "task_progress":

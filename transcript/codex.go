@@ -128,7 +128,7 @@ func (c *CodexParser) Parse(raw []byte, line int64) Result {
 		if id := str(pl, "id"); id != "" && typ == "response_item" {
 			res.Entry.RecordKey = "p:" + id
 		} else {
-			res.Entry.RecordKey = contentKey(raw)
+			res.Entry.RecordKey = ContentKey(raw)
 		}
 		res.Events = extractEvents(cortex.ToolCodex, &res.Entry, v)
 	}
@@ -224,7 +224,7 @@ func (c *CodexParser) dedupe(kind, src, text string) bool {
 		}
 	}
 	key := kind + ":" + strings.TrimSpace(text)
-	sum := contentKey([]byte(key))
+	sum := ContentKey([]byte(key))
 	for i, p := range c.st.Pending {
 		if p.Hash == sum && p.Source != src {
 			c.st.Pending = append(c.st.Pending[:i], c.st.Pending[i+1:]...)

@@ -128,6 +128,20 @@ func SplitMCPName(name string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
+// mcpName is the name an agent shows for tool of an MCP server named
+// separately (Claude's mcp_tool_use, Codex's mcp_tool_call_end):
+// mcp__<server>__<tool>. A server that cannot be read back from that
+// shape — none, or one containing "__" — names no MCP server: the call
+// keeps its bare tool name, so a call is never classified MCP without a
+// server.
+func mcpName(server, tool string) string {
+	name := "mcp__" + server + "__" + tool
+	if s, _, ok := SplitMCPName(name); !ok || s != server {
+		return tool
+	}
+	return name
+}
+
 // toolEvent returns a tool event named name with the MCP server and tool
 // split off when the name has the MCP shape.
 func toolEvent(kind, callID, name string) cortex.ToolEvent {

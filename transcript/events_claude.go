@@ -164,9 +164,7 @@ func claudeToolUse(ev *cortex.Events, e *cortex.Entry, b *fastjson.Value, blockT
 	name := str(b, "name")
 	if blockType == "mcp_tool_use" {
 		// The API's MCP connector names the server separately.
-		if server := str(b, "server_name"); server != "" {
-			name = "mcp__" + server + "__" + name
-		}
+		name = mcpName(str(b, "server_name"), name)
 	}
 	t := toolEvent(cortex.ToolClaudeUse, str(b, "id"), name)
 	t.HasCall = true

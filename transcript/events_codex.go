@@ -160,16 +160,9 @@ func codexOutput(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value, pt stri
 func codexMCPEnd(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value) {
 	inv := pl.Get("invocation")
 	server, tool := str(inv, "server"), str(inv, "tool")
-	// Without a server the call is attributable to no MCP server (as for
-	// Claude's mcp_tool_use without server_name): it keeps its bare name.
-	name := tool
-	if server != "" {
-		name = "mcp__" + server + "__" + tool
-	}
-	t := toolEvent(cortex.ToolCodexMCPEnd, str(pl, "call_id"), name)
-	if server != "" {
-		t.MCPServer, t.MCPTool = cortex.CutUTF8(server, maxEventName), cortex.CutUTF8(tool, maxEventName)
-	}
+	// Without a (readable) server the call is attributable to no MCP
+	// server: it keeps its bare name (see mcpName).
+	t := toolEvent(cortex.ToolCodexMCPEnd, str(pl, "call_id"), mcpName(server, tool))
 	t.TurnID = turnID(e, str(pl, "turn_id"))
 	if args := inv.Get("arguments"); args != nil {
 		js, cut := jsonText(args, MaxEventArgs)

@@ -60,7 +60,9 @@ func checkEvents(t *testing.T, where string, ev cortex.Events) {
 		case x.Status == cortex.CallUnknown && x.IsError != nil:
 			t.Errorf("%s: unknown status with IsError set", where)
 		}
-		if (x.MCPServer != "") != strings.HasPrefix(x.ToolName, "mcp__") && x.ToolName != "" {
+		// One classifier: a call is MCP exactly when its name reads as
+		// mcp__<server>__<tool> with a server (so mcp____ is not).
+		if _, _, mcp := SplitMCPName(x.ToolName); (x.MCPServer != "") != mcp {
 			t.Errorf("%s: tool %q classified MCP server %q", where, x.ToolName, x.MCPServer)
 		}
 		for f, s := range map[string]string{"arguments": x.ArgumentsJSON, "output": x.OutputPreview, "error": x.ErrorText} {

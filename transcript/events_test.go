@@ -1062,3 +1062,33 @@ func argumentsMatch(t *testing.T, ev cortex.ToolEvent, want any) bool {
 	}
 	return len(ev.ArgumentsJSON) <= MaxEventArgs && len(ev.ArgumentsJSON) >= MaxEventArgs-4
 }
+
+// TestNoMCPWithoutServer: a tool whose name has the MCP prefix but no
+// server (mcp____, a server named "__") is not an MCP call, for Claude's
+// tool_use and mcp_tool_use and Codex's mcp_tool_call_end alike.
+func TestNoMCPWithoutServer(t *testing.T) {
+	for _, tc := range []struct {
+		tool cortex.Tool
+		line string
+		name string
+	}{
+		{cortex.ToolClaude, `{"type":"assistant","uuid":"u","message":{"content":[{"type":"tool_use","id":"t","name":"mcp____","input":{}}]}}`, "mcp____"},
+		{cortex.ToolClaude, `{"type":"assistant","uuid":"u","message":{"content":[{"type":"mcp_tool_use","id":"t","name":"x","server_name":"__","input":{}}]}}`, "x"},
+		{cortex.ToolClaude, `{"type":"assistant","uuid":"u","message":{"content":[{"type":"mcp_tool_use","id":"t","name":"x","server_name":"","input":{}}]}}`, "x"},
+		{cortex.ToolClaude, `{"type":"assistant","uuid":"u","message":{"content":[{"type":"mcp_tool_use","id":"t","name":"q","server_name":"srv","input":{}}]}}`, "mcp__srv__q"},
+		{cortex.ToolCodex, `{"type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c","invocation":{"server":"a__b","tool":"t"}}}`, "t"},
+	} {
+		var p RecordParser = NewClaudeParser(FileContext{SessionID: "s"})
+		if tc.tool == cortex.ToolCodex {
+			p = NewCodexParser(FileContext{SessionID: "s"}, CodexState{})
+		}
+		for _, r := range ParseLine(p, []byte(tc.line), 1, true) {
+			for _, x := range r.Events.Tools {
+				_, _, mcp := SplitMCPName(x.ToolName)
+				if x.ToolName != tc.name || (x.MCPServer != "") != mcp {
+					t.Errorf("%s: tool %q server %q, want name %q", tc.line, x.ToolName, x.MCPServer, tc.name)
+				}
+			}
+		}
+	}
+}

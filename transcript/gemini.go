@@ -96,7 +96,7 @@ func (g *geminiDoc) add(m *fastjson.Value, line int64) {
 	id := str(m, "id")
 	if id == "" {
 		g.anon++
-		id = "#" + strconv.Itoa(g.anon) + ":" + contentKey(m.MarshalTo(nil))
+		id = "#" + strconv.Itoa(g.anon) + ":" + ContentKey(m.MarshalTo(nil))
 	}
 	raw := m.MarshalTo(nil)
 	if old, ok := g.msgs[id]; ok {

@@ -87,10 +87,10 @@ func compactValue(v *fastjson.Value) string {
 	return clean(string(v.MarshalTo(nil)))
 }
 
-// contentKey hashes a record for use as a ledger key when the agent gave it
+// ContentKey hashes a record for use as a ledger key when the agent gave it
 // no id. Ingest appends an occurrence number so identical lines stay
 // distinct records.
-func contentKey(raw []byte) string {
+func ContentKey(raw []byte) string {
 	sum := sha256.Sum256(bytes.TrimSpace(raw))
 	return "h:" + hex.EncodeToString(sum[:16])
 }

@@ -33,6 +33,14 @@ func ParseLine(p RecordParser, line []byte, no int64, complete bool) []Result {
 		if !complete && line[0] == '{' {
 			return []Result{{Raw: line, Line: no, Err: ErrTruncated}}
 		}
+		if k := appendedRecord(line); k > 0 {
+			// A record cut short by a crash, then a record the restarted
+			// writer appended to the same line: the cut one is an error,
+			// the appended ones are kept.
+			head := Result{Raw: line[:k], Line: no,
+				Err: fmt.Errorf("record cut short (the writer stopped mid-record), followed on the same line by the next record: %w", r.Err)}
+			return append([]Result{head}, ParseLine(p, line[k:], no, complete)...)
+		}
 		return []Result{r}
 	}
 	if len(parts) == 1 {
@@ -47,4 +55,41 @@ func ParseLine(p RecordParser, line []byte, no int64, complete bool) []Result {
 		out = append(out, pr)
 	}
 	return out
+}
+
+// maxRecoveryTries bounds the record starts appendedRecord tries on one
+// line (each try validates the rest of the line).
+const maxRecoveryTries = 64
+
+// appendedRecord finds where a record appended after a cut-short one
+// starts, on a complete line that is not valid JSON: the first `{"` from
+// which the rest of the line is one or more complete JSON objects. Inside a
+// JSON string a quote is escaped, so a raw `{"` is always an object's
+// start; one after ':', ',' or '[' may be a value nested in the cut record
+// (a cut right after its closing brace would leave it complete) and is not
+// taken. It returns 0 when there is none.
+func appendedRecord(line []byte) int {
+	tries := 0
+	for k := 1; k < len(line)-1 && tries < maxRecoveryTries; k++ {
+		if line[k] != '{' || line[k+1] != '"' {
+			continue
+		}
+		if prev := prevNonSpace(line, k); prev == ':' || prev == ',' || prev == '[' {
+			continue
+		}
+		tries++
+		if parts, err := SplitConcatenated(line[k:]); err == nil && len(parts) > 0 {
+			return k
+		}
+	}
+	return 0
+}
+
+func prevNonSpace(b []byte, i int) byte {
+	for i--; i >= 0; i-- {
+		if c := b[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c
+		}
+	}
+	return 0
 }

@@ -313,3 +313,43 @@ func TestSplitConcatenated(t *testing.T) {
 		}
 	}
 }
+
+// TestParseLineCutRecordThenAppended: a record cut short by a crash and
+// the record the restarted agent appended on the same line: an error for
+// the cut one (its bytes as Raw), the appended ones parsed.
+func TestParseLineCutRecordThenAppended(t *testing.T) {
+	full := realPrompt(t)
+	codexFull := testdataLines(t, "codex/rollout_0_58_head.jsonl")[2]
+	for _, tc := range []struct {
+		name   string
+		p      func() RecordParser
+		cut    string
+		tail   []string
+		wantOK int
+	}{
+		{"claude cut mid-string", claudeP, full[:len(full)/2], []string{full}, 1},
+		{"claude cut after a nested object", claudeP, full[:strings.LastIndex(full, "}")-1], []string{full}, 1},
+		{"claude cut, two appended", claudeP, full[:len(full)/3], []string{full, full}, 2},
+		{"codex cut", codexP, codexFull[:len(codexFull)-3], []string{codexFull}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := tc.cut + strings.Join(tc.tail, "")
+			res := ParseLine(tc.p(), []byte(line), 4, true)
+			if len(res) != 1+len(tc.tail) {
+				t.Fatalf("%d results, want %d", len(res), 1+len(tc.tail))
+			}
+			if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "cut short") || string(res[0].Raw) != tc.cut {
+				t.Fatalf("first result: %v raw %q", res[0].Err, res[0].Raw)
+			}
+			ok := 0
+			for _, r := range res[1:] {
+				if r.Err == nil {
+					ok++
+				}
+			}
+			if ok != tc.wantOK {
+				t.Fatalf("%d appended records parsed, want %d", ok, tc.wantOK)
+			}
+		})
+	}
+}

@@ -151,6 +151,23 @@ func TestEveryPageAnswers(t *testing.T) {
 	t.Logf("checked %d pages", len(seen))
 }
 
+// TestSkillPageShowsTheLifecycle checks the skill page's health, versions
+// and comparison on the real corpus's verify skill (two bundled versions,
+// one run each).
+func TestSkillPageShowsTheLifecycle(t *testing.T) {
+	srv := newSite(t, dashboard.Options{Budget: budget}, testcorpus.Real(t))
+	g := get(t, srv.Client(), srv.URL+"/skills/verify?since=all")
+	if g.status != http.StatusOK {
+		t.Fatalf("%d %.400s", g.status, g.body)
+	}
+	for _, want := range []string{"Health since all", "2 runs in 2 sessions", "provisional", "v1 f65d22fc4444", "v2 14018171e0a4",
+		"Did the last change help?", "not_enough_runs", "Evidence has to reach the reader", "grade A ≥ 90"} {
+		if !strings.Contains(g.body, want) {
+			t.Errorf("the skill page lacks %q", want)
+		}
+	}
+}
+
 // TestHostileTranscriptIsEscaped checks every text of the hostile session
 // reaches the page as text, on the session, row and search pages.
 func TestHostileTranscriptIsEscaped(t *testing.T) {

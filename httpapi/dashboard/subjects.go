@@ -10,13 +10,13 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/lifecycle"
 )
 
 // The subject pages: skills, MCP servers and hooks, each a table of what
-// was used with its incidents, and a page per skill. Skill health,
-// versions and comparisons are sections a skill page gains when the skill
-// lifecycle provides them; today they are built from the skill events and
-// the skill lens.
+// was used with its incidents, and a page per skill with its health,
+// versions and the comparison of its last two versions (the skill
+// lifecycle actions).
 
 // windowParam is the time window of the subject pages (default 30 days).
 func windowParam(q url.Values) string {
@@ -178,13 +178,34 @@ type skillData struct {
 	Incidents slow[cortex.IncidentList]
 	Findings  slow[cortex.Investigation]
 	Rows      []incidentRow
+	Health    slow[app.SkillHealthReport]
+	Versions  slow[app.SkillVersionList]
+	Compare   slow[lifecycle.Comparison]
 }
 
-func (d skillData) title() string    { return "Skill " + d.Name }
-func (d skillData) nav() string      { return "skills" }
-func (d skillData) pending() bool    { return !d.Incidents.Ready || !d.Findings.Ready }
-func (d skillData) ChartSVG() any    { return d.Chart.SVG() }
-func (d skillData) ChartEmpty() bool { return d.Chart.empty() }
+func (d skillData) title() string { return "Skill " + d.Name }
+func (d skillData) nav() string   { return "skills" }
+func (d skillData) pending() bool {
+	return !d.Incidents.Ready || !d.Findings.Ready || !d.Health.Ready || !d.Versions.Ready || !d.Compare.Ready
+}
+
+// SkillHealth is the skill's health, when computed.
+func (d skillData) SkillHealth() *lifecycle.Health {
+	if d.Health.Ready && d.Health.Err == nil && len(d.Health.Val.Skills) > 0 {
+		return &d.Health.Val.Skills[0]
+	}
+	return nil
+}
+
+// CompareSides are the two sides of the comparison.
+func (d skillData) CompareSides() []lifecycle.Side {
+	return []lifecycle.Side{d.Compare.Val.Before, d.Compare.Val.After}
+}
+
+// Pct renders a rate as a percentage.
+func (d skillData) Pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) + "%" }
+func (d skillData) ChartSVG() any        { return d.Chart.SVG() }
+func (d skillData) ChartEmpty() bool     { return d.Chart.empty() }
 
 // EvidenceURL links a finding's evidence row into its session.
 func (d skillData) EvidenceURL(b cortex.Bundle, id int64) string {
@@ -236,7 +257,10 @@ func (d *Dashboard) skillPage(w http.ResponseWriter, r *http.Request) (string, a
 		Series: []series{{Name: "events", Class: "s1", Values: b.count(stamps)}}}
 	incQ := values("skill", name, "since", sinceParam(since), "limit", "100")
 	invQ := values("skill", name, "since", sinceParam(since))
-	d.prefetch(r, call{"skill_incidents", incQ}, call{"skill_investigate", invQ})
+	// Versions and their comparison span the skill's whole history.
+	lcQ := values("skill", name)
+	d.prefetch(r, call{"skill_incidents", incQ}, call{"skill_investigate", invQ}, call{"skill_health", invQ},
+		call{"skill_versions", lcQ}, call{"skill_compare", lcQ})
 	out.Incidents = cachedCall[cortex.IncidentList](d, r, "skill_incidents", incQ)
 	if out.Incidents.Ready && out.Incidents.Err == nil {
 		var inc []string
@@ -248,6 +272,9 @@ func (d *Dashboard) skillPage(w http.ResponseWriter, r *http.Request) (string, a
 		out.Chart.Series = append(out.Chart.Series, series{Name: "incidents", Class: "s3", Values: b.count(inc)})
 	}
 	out.Findings = cachedCall[cortex.Investigation](d, r, "skill_investigate", invQ)
+	out.Health = cachedCall[app.SkillHealthReport](d, r, "skill_health", invQ)
+	out.Versions = cachedCall[app.SkillVersionList](d, r, "skill_versions", lcQ)
+	out.Compare = cachedCall[lifecycle.Comparison](d, r, "skill_compare", lcQ)
 	return "skill", out, nil
 }
 

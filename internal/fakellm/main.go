@@ -12,6 +12,8 @@
 //	tooluse    asks for run_shell_command
 //	writefile  writes its answer with write_file
 //	big        1 MiB of assistant text in 4 KiB deltas with multibyte runes
+//	huge       40 MiB of assistant text in 1 MiB deltas, then a result
+//	           repeating it as its response (a 40 MiB line)
 //	nodrain    reports success at once without reading stdin
 //	args       answers with a JSON report of its argv, environment names,
 //	           home contents and settings.json
@@ -100,6 +102,12 @@ func main() {
 			assistant(chunk)
 		}
 		result()
+	case "huge":
+		chunk := strings.Repeat(bigChunk(), (1<<20)/bigChunkSize)
+		for range 40 {
+			assistant(chunk)
+		}
+		emit(map[string]any{"type": "result", "status": "success", "response": strings.Repeat(chunk, 40)})
 	case "args":
 		assistant(report(n))
 		result()

@@ -1,0 +1,257 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cortexhq/cortex"
+)
+
+// RescanRow is a stored row as `cortex redact --rescan` reads it.
+type RescanRow struct {
+	ID         int64
+	Raw        []byte // compressed, as stored
+	Message    string
+	Role       string
+	Transcript bool // a transcript row (raw is a JSON record)
+}
+
+// RescanUpdate is a row whose redaction changed. A nil field is unchanged.
+type RescanUpdate struct {
+	ID  int64
+	Raw []byte // compressed
+	// ContentHash identifies the new raw record in the import ledger;
+	// KeyHash, for records keyed by content ("h:…"), is the key's new
+	// hash part (see transcript.ContentKey).
+	ContentHash string
+	KeyHash     string
+	Message     *string
+}
+
+// RowsForRescan returns up to n rows with id > afterID, in id order.
+func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]RescanRow, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, raw, message, COALESCE(ai_role, ''), facility = 'transcript'
+		FROM logs WHERE id > ? ORDER BY id LIMIT ?`, afterID, n)
+	if err != nil {
+		return nil, queryFailed(err, "rows")
+	}
+	defer rows.Close()
+	var out []RescanRow
+	for rows.Next() {
+		var r RescanRow
+		if err := rows.Scan(&r.ID, &r.Raw, &r.Message, &r.Role, &r.Transcript); err != nil {
+			return nil, queryFailed(err, "rows")
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ApplyRescan writes re-redacted rows in one transaction: raw records and
+// their import-ledger entries (content hash; a content-keyed record's key
+// follows its new content, so that a re-read of the file maps to it
+// again), messages and their full-text entries.
+func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
+	if len(ups) == 0 {
+		return nil
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if err := secureDelete(ctx, tx, true); err != nil {
+			return err
+		}
+		defer secureDelete(ctx, tx, false)
+		for _, u := range ups {
+			if u.Raw != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE logs SET raw = ? WHERE id = ?`, u.Raw, u.ID); err != nil {
+					return err
+				}
+				if err := rekey(ctx, tx, u); err != nil {
+					return err
+				}
+			}
+			if u.Message != nil {
+				var role string
+				if err := tx.QueryRowContext(ctx, `SELECT COALESCE(ai_role, '') FROM logs WHERE id = ?`, u.ID).Scan(&role); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE logs SET message = ? WHERE id = ?`, *u.Message, u.ID); err != nil {
+					return err
+				}
+				// Contentless FTS5 deletes by rowid without the old text.
+				if _, err := tx.ExecContext(ctx, `DELETE FROM logs_fts WHERE rowid = ?`, u.ID); err != nil {
+					return err
+				}
+				if *u.Message != "" && role != string(cortex.RoleThinking) {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO logs_fts(rowid, message) VALUES (?, ?)`, u.ID, *u.Message); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot write re-redacted rows: %v", err)
+	}
+	return nil
+}
+
+// rekey updates the ledger entry of a re-redacted row.
+func rekey(ctx context.Context, tx *sql.Tx, u RescanUpdate) error {
+	var sid sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT source_id FROM logs WHERE id = ?`, u.ID).Scan(&sid); err != nil || !sid.Valid {
+		return err
+	}
+	var key string
+	err := tx.QueryRowContext(ctx, `SELECT record_key FROM transcript_import_records WHERE source_id = ? AND log_id = ?`,
+		sid.Int64, u.ID).Scan(&key)
+	if err == sql.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	newKey := key
+	if strings.HasPrefix(key, "h:") && u.KeyHash != "" {
+		// h:<hash>#<n>: the first free occurrence of the new hash.
+		for n := 1; ; n++ {
+			newKey = u.KeyHash + "#" + strconv.Itoa(n)
+			var exists int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM transcript_import_records WHERE source_id = ? AND record_key = ?`,
+				sid.Int64, newKey).Scan(&exists)
+			if err == sql.ErrNoRows || newKey == key {
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE transcript_import_records SET record_key = ?, content_hash = ? WHERE source_id = ? AND record_key = ?`,
+		newKey, u.ContentHash, sid.Int64, key)
+	return err
+}
+
+// redactedColumns are the stored free texts outside logs that come from
+// transcripts or errors: event previews and arguments, hook commands,
+// parse errors, audited LLM errors, source errors.
+var redactedColumns = []struct{ table, key, column string }{
+	{"ai_mcp_events", "id", "arguments_json"}, {"ai_mcp_events", "id", "output_preview"}, {"ai_mcp_events", "id", "error_text"},
+	{"ai_hook_events", "id", "hook_command"}, {"ai_hook_events", "id", "stdout_preview"}, {"ai_hook_events", "id", "stderr_preview"},
+	{"ai_skill_events", "id", "metadata_json"}, {"ai_user_events", "id", "text"}, {"ai_user_events", "id", "metadata_json"},
+	{"transcript_parse_errors", "id", "error"}, {"transcript_parse_errors", "id", "preview"},
+	{"llm_invocations", "rowid", "error"}, {"transcript_sources", "id", "last_error"},
+}
+
+// RedactColumns applies fix to the stored free texts outside logs (see
+// redactedColumns), in chunks of one transaction each, and returns how many
+// values changed (in a dry run: would change).
+func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool), dryRun bool) (int64, error) {
+	var changed int64
+	const chunk = 1000
+	for _, c := range redactedColumns {
+		var after int64
+		for {
+			rows, err := db.r.QueryContext(ctx, fmt.Sprintf(`SELECT %s, %s FROM %s WHERE %s > ? AND %s IS NOT NULL ORDER BY %s LIMIT ?`,
+				c.key, c.column, c.table, c.key, c.column, c.key), after, chunk)
+			if err != nil {
+				return changed, queryFailed(err, c.table)
+			}
+			type upd struct {
+				id  int64
+				val string
+			}
+			var ups []upd
+			n := 0
+			for rows.Next() {
+				var id int64
+				var v string
+				if err := rows.Scan(&id, &v); err != nil {
+					rows.Close()
+					return changed, queryFailed(err, c.table)
+				}
+				n++
+				after = id
+				if nv, ok := fix(v); ok {
+					ups = append(ups, upd{id, nv})
+				}
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return changed, queryFailed(err, c.table)
+			}
+			changed += int64(len(ups))
+			if len(ups) > 0 && !dryRun {
+				err := db.write(ctx, func(tx *sql.Tx) error {
+					if err := secureDelete(ctx, tx, true); err != nil {
+						return err
+					}
+					defer secureDelete(ctx, tx, false)
+					for _, u := range ups {
+						if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET %s = ? WHERE %s = ?`, c.table, c.column, c.key), u.val, u.id); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					return changed, cortex.WrapError(cortex.CodeUnavailable, err, "cannot re-redact %s.%s: %v", c.table, c.column, err)
+				}
+			}
+			if n < chunk {
+				break
+			}
+		}
+	}
+	return changed, nil
+}
+
+// secureDelete turns SQLite's secure_delete on (or off) on the writer
+// connection: content deleted or overwritten while it is on is zeroed in
+// the file, not left in free pages.
+func secureDelete(ctx context.Context, tx *sql.Tx, on bool) error {
+	v := "OFF"
+	if on {
+		v = "ON"
+	}
+	_, err := tx.ExecContext(ctx, "PRAGMA secure_delete = "+v)
+	return err
+}
+
+// Scrub makes deletions and rewrites final in the file: the full-text
+// index is merged into fresh segments (terms of deleted or rewritten rows
+// disappear from it) with secure_delete on, the file is rebuilt (VACUUM)
+// so that no free or unused space still holds old content, and the write-ahead log is
+// checkpointed and truncated so that no old page image survives there.
+// Maintenance (purge, rescan) calls it last; it needs free disk space of
+// the database's size when it rebuilds.
+func (db *DB) Scrub(ctx context.Context) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if err := secureDelete(ctx, tx, true); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO logs_fts(logs_fts) VALUES ('optimize')`); err != nil {
+			return err
+		}
+		return secureDelete(ctx, tx, false)
+	})
+	if err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot compact the full-text index: %v", err)
+	}
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	// Pages freed earlier (by ingest's own index merges, say) and the
+	// unused space of live pages still hold what they held: the file is
+	// rebuilt from the live content only.
+	if _, err := db.w.ExecContext(ctx, `VACUUM`); err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot rebuild the database file (VACUUM): %v", err)
+	}
+	if _, err := db.w.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot checkpoint the database: %v", err)
+	}
+	return nil
+}
