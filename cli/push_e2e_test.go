@@ -322,6 +322,8 @@ func TestPushAndStoreErrors(t *testing.T) {
 		{[]string{"--store", "postgres://h/db", "index"}, 2, "cortex push"},
 		{[]string{"--store", "postgres://h/db", "watch"}, 2, "cortex push"},
 		{[]string{"--store", "postgres://h/db", "push"}, 2, "cortex push"},
+		{[]string{"--store", "postgres://h/db", "redact", "--rescan"}, 2, "cortex push"},
+		{[]string{"--store", "postgres://h/db", "purge", "--session", "s1", "--dry-run"}, 2, "cortex push"},
 		{[]string{"--store", "postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=2", "status"}, 7, "cannot connect"},
 	} {
 		out, errOut, code := e.run(c.args...)

@@ -135,6 +135,8 @@ type Batch struct {
 	Changed  map[string][][]any
 	Deleted  map[string][]int64
 	Sessions [][]any
+	// RemovedSessions are sessions of the store that lost all their rows.
+	RemovedSessions []store.SessionScope
 	// Bodies are skill bodies the batch's skill events show (content
 	// already applied), filed under the store.
 	Bodies   []store.SkillBody
@@ -208,6 +210,14 @@ func (db *DB) Apply(ctx context.Context, b Batch) (BatchResult, error) {
 				res.Inserted[t.Name] += ins
 				res.Updated[t.Name] += upd
 			}
+		}
+		for _, k := range b.RemovedSessions {
+			tag, err := tx.Exec(ctx, `DELETE FROM ai_sessions WHERE store_no = $1 AND ai_tool = $2 AND ai_session_id = $3 AND hostname = $4`,
+				p.StoreNo, string(k.Tool), k.Session, k.Host)
+			if err != nil {
+				return fmt.Errorf("delete a session: %w", err)
+			}
+			res.Deleted["ai_sessions"] += tag.RowsAffected()
 		}
 		if len(b.Sessions) > 0 {
 			n, err := upsertSessions(ctx, tx, p.StoreNo, b.Sessions)
@@ -486,6 +496,27 @@ func (db *DB) upsert(ctx context.Context, tx pgx.Tx, t store.Table, rows [][]any
 	return inserted, updated, err
 }
 
+// SessionsOfRows returns the sessions the given rows of a pushing store
+// (ids in its numbering) belong to on the team store.
+func (db *DB) SessionsOfRows(ctx context.Context, storeNo int, ids []int64) ([]store.SessionScope, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	placed := make([]int64, len(ids))
+	for i, id := range ids {
+		placed[i] = int64(storeNo)<<idShift + id
+	}
+	rows, err := db.pool.Query(ctx, `SELECT DISTINCT ai_tool, ai_session_id, hostname FROM logs
+		WHERE id = ANY($1) AND ai_tool IS NOT NULL AND ai_session_id IS NOT NULL ORDER BY 1, 2, 3`, placed)
+	return collect(rows, err, "sessions", func(rows pgx.Rows) (store.SessionScope, error) {
+		var k store.SessionScope
+		var tool string
+		err := rows.Scan(&tool, &k.Session, &k.Host)
+		k.Tool = cortex.Tool(tool)
+		return k, err
+	})
+}
+
 // SkillBodiesTable names the skill bodies in push counts.
 const SkillBodiesTable = "ai_skill_bodies"
 
@@ -553,9 +584,18 @@ func upsertBodies(ctx context.Context, tx pgx.Tx, storeNo int, bodies []store.Sk
 // upsertSessions replaces the session rollups of a pushing store.
 func upsertSessions(ctx context.Context, tx pgx.Tx, storeNo int, rows [][]any) (int64, error) {
 	cols := append([]string{"store_no"}, store.SessionColumns...)
-	placed := make([][]any, len(rows))
+	// A session's rollup once (the last sent): an upsert may not touch a
+	// row twice.
+	type key struct{ tool, session, host any }
+	last := map[key]int{}
 	for i, r := range rows {
-		placed[i] = append([]any{int64(storeNo)}, r...)
+		last[key{r[0], r[1], r[2]}] = i
+	}
+	placed := make([][]any, 0, len(last))
+	for i, r := range rows {
+		if last[key{r[0], r[1], r[2]}] == i {
+			placed = append(placed, append([]any{int64(storeNo)}, r...))
+		}
 	}
 	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS push_sessions (LIKE ai_sessions) ON COMMIT DELETE ROWS`); err != nil {
 		return 0, err

@@ -2,6 +2,7 @@ package push_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,9 +17,38 @@ import (
 	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/internal/testpg"
 	"github.com/cortexhq/cortex/internal/teststore"
+	"github.com/cortexhq/cortex/postgres"
 	"github.com/cortexhq/cortex/push"
+	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/store"
 )
+
+// pushed indexes one agent's folder of the real corpus into a laptop's
+// store and pushes it to a new team store; it returns the team store's
+// URL, the laptop's store, a read-only handle on its file and the team
+// store.
+func pushed(t *testing.T, agent string) (string, *sqlite.DB, *sql.DB, *postgres.DB) {
+	t.Helper()
+	url := testpg.URL(t)
+	local, path := teststore.Indexed(t, filepath.Join(testcorpus.Real(t), agent))
+	team := openTeam(t, url)
+	if _, err := push.Run(context.Background(), local, team, push.Options{Hostname: "laptop"}); err != nil {
+		t.Fatal(err)
+	}
+	return url, local, localReader(t, path), team
+}
+
+// localReader opens a laptop's store file read-only, for the counts the
+// store's API does not give.
+func localReader(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
 
 func count(t *testing.T, url, q string) int64 {
 	t.Helper()
@@ -174,6 +204,55 @@ func TestPushSendsChangedRows(t *testing.T) {
 	// Changes every known team store has are pruned from the laptop.
 	res, err = push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
 	if err != nil || res.Rows != 0 {
+		t.Errorf("re-push: %+v %v", res, err)
+	}
+}
+
+// A purge on the laptop (cortex purge) reaches the team store with the
+// next push: the rows and their events go, the session's rollup goes with
+// its last row, and skill bodies no remaining event shows go too.
+func TestPushSendsPurges(t *testing.T) {
+	ctx := context.Background()
+	url, local, lq, team := pushed(t, "claude")
+	// The session with the most skill loads that showed a body.
+	var session string
+	if err := lq.QueryRowContext(ctx, `SELECT ai_session_id FROM ai_skill_events WHERE body_sha256 <> ''
+		GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`).Scan(&session); err != nil {
+		t.Fatalf("no session with a skill body: %v", err)
+	}
+	before := count(t, url, `SELECT count(*) FROM logs WHERE ai_session_id = '`+session+`'`)
+	pr, err := app.New(local).Purge(ctx, app.PurgeParams{Session: session})
+	if err != nil || pr.Rows == 0 || pr.SessionsRemoved != 1 {
+		t.Fatalf("purge: %+v %v", pr, err)
+	}
+	res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted["logs"] != before || res.Deleted["ai_sessions"] != 1 || res.Inserted["logs"] != 0 {
+		t.Errorf("push after purging %d rows: %+v", before, res)
+	}
+	for _, table := range []string{"logs", "ai_skill_events", "ai_mcp_events", "ai_hook_events", "ai_user_events", "ai_sessions"} {
+		if n := count(t, url, `SELECT count(*) FROM `+table+` WHERE ai_session_id = '`+session+`'`); n != 0 {
+			t.Errorf("%s: %d rows of the purged session left on the team store", table, n)
+		}
+	}
+	// The team store holds exactly the bodies the laptop's remaining
+	// events show.
+	var shown int64
+	if err := lq.QueryRowContext(ctx, `SELECT count(DISTINCT e.body_sha256) FROM ai_skill_events e
+		JOIN ai_skill_bodies b ON b.sha256 = e.body_sha256`).Scan(&shown); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, url, `SELECT count(*) FROM ai_skill_bodies`); n != shown || n == 0 {
+		t.Errorf("the team store holds %d skill bodies, the laptop's events show %d", n, shown)
+	}
+	a, errA := app.New(local).Sessions(ctx, cortex.SessionParams{Limit: 1000})
+	b, errB := app.New(team).Sessions(ctx, cortex.SessionParams{Limit: 1000})
+	if errA != nil || errB != nil || len(a.Sessions) != len(b.Sessions) || a.Total != b.Total {
+		t.Errorf("sessions after the purge: laptop %d (%v), team %d (%v)", len(a.Sessions), errA, len(b.Sessions), errB)
+	}
+	if res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"}); err != nil || res.Rows != 0 {
 		t.Errorf("re-push: %+v %v", res, err)
 	}
 }

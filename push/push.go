@@ -302,6 +302,11 @@ func (p *pusher) changes(b *postgres.Batch, changes []store.Change) error {
 				b.Deleted[t.Name] = append(b.Deleted[t.Name], id)
 			}
 		}
+		if t.Name == "logs" {
+			if err := p.removedSessions(b, b.Deleted[t.Name]); err != nil {
+				return err
+			}
+		}
 		b.Changed[t.Name] = p.strip(t, rows)
 		if err := p.bodies(b, t, rows); err != nil {
 			return err
@@ -317,17 +322,49 @@ func (p *pusher) changes(b *postgres.Batch, changes []store.Change) error {
 	return nil
 }
 
+// removedSessions adds to b the current rollups of the sessions deleted
+// rows (purged on this store) belonged to, and the sessions left with no
+// rows to remove.
+func (p *pusher) removedSessions(b *postgres.Batch, deleted []int64) error {
+	keys, err := p.team.SessionsOfRows(p.ctx, p.res.StoreNo, deleted)
+	if err != nil || len(keys) == 0 {
+		return err
+	}
+	rows, err := p.local.ExportSessions(p.ctx, keys)
+	if err != nil {
+		return err
+	}
+	left := map[store.SessionScope]bool{}
+	for _, r := range rows {
+		// store.SessionColumns start with the key.
+		left[rowSession(r, 0, 1, 2)] = true
+	}
+	for _, k := range keys {
+		if !left[k] {
+			b.RemovedSessions = append(b.RemovedSessions, k)
+		}
+	}
+	b.Sessions = append(b.Sessions, rows...)
+	return nil
+}
+
+// rowSession is the session of an exported row, from its agent, session
+// and host columns.
+func rowSession(r []any, tool, session, host int) store.SessionScope {
+	tl, _ := r[tool].(string)
+	s, _ := r[session].(string)
+	h, _ := r[host].(string)
+	return store.SessionScope{Tool: cortex.Tool(tl), Session: s, Host: h}
+}
+
 // sessions returns the rollups of the sessions rows of logs belong to.
 func (p *pusher) sessions(t store.Table, rows [][]any) ([][]any, error) {
 	tool, sess, host := t.Index("ai_tool"), t.Index("ai_session_id"), t.Index("hostname")
 	seen := map[store.SessionScope]bool{}
 	var keys []store.SessionScope
 	for _, r := range rows {
-		tl, _ := r[tool].(string)
-		s, _ := r[sess].(string)
-		h, _ := r[host].(string)
-		k := store.SessionScope{Tool: cortex.Tool(tl), Session: s, Host: h}
-		if tl == "" || s == "" || seen[k] {
+		k := rowSession(r, tool, sess, host)
+		if k.Tool == "" || k.Session == "" || seen[k] {
 			continue
 		}
 		seen[k] = true
