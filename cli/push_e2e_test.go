@@ -31,10 +31,10 @@ type digest map[string]string
 // digestCols are the columns hashed (as text) besides the id.
 var digestCols = map[string][]string{
 	"logs":            {"timestamp", "hostname", "message", "ai_session_id", "ai_role", "is_error", "metadata_json"},
-	"ai_skill_events": {"skill_name", "timestamp", "event_kind"},
+	"ai_skill_events": {"skill_name", "timestamp", "event_kind", "body_sha256"},
 	"ai_mcp_events":   {"call_id", "status", "output_preview", "is_error"},
 	"ai_hook_events":  {"hook_event", "status", "last_seen"},
-	"ai_user_events":  {"event_kind", "text"},
+	"ai_user_events":  {"event_kind", "text", "voice", "voice_version"},
 }
 
 func hashRows(rows interface {
@@ -77,7 +77,36 @@ func localDigest(t *testing.T, path string) digest {
 		}
 		d[tb.Name] = fmt.Sprintf("%d rows %s", n, sum)
 	}
+	// The skill bodies the events show.
+	rows, err := db.Query(`SELECT sha256, bytes || char(31) || lines || char(31) || complete || char(31) || first_seen || char(31) || body
+		FROM ai_skill_bodies WHERE sha256 IN (SELECT body_sha256 FROM ai_skill_events) ORDER BY sha256`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	d[bodiesKey] = hashBodies(t, rows)
 	return d
+}
+
+// bodiesKey is the skill bodies' entry of a digest.
+const bodiesKey = "ai_skill_bodies"
+
+func hashBodies(t *testing.T, rows interface {
+	Next() bool
+	Scan(...any) error
+}) string {
+	t.Helper()
+	h := sha256.New()
+	n := 0
+	for rows.Next() {
+		var sha, rest string
+		if err := rows.Scan(&sha, &rest); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%s\x00%s\x01", sha, rest)
+		n++
+	}
+	return fmt.Sprintf("%d bodies %s", n, hex.EncodeToString(h.Sum(nil)))
 }
 
 // teamDigest reads the digest of one pushing store's rows on the team
@@ -105,6 +134,13 @@ func teamDigest(t *testing.T, url string, storeNo int64) digest {
 		}
 		d[tb.Name] = fmt.Sprintf("%d rows %s", n, sum)
 	}
+	rows, err := conn.Query(ctx, `SELECT sha256, bytes || chr(31) || lines || chr(31) || complete || chr(31) || first_seen || chr(31) || body
+		FROM ai_skill_bodies WHERE store_no = $1 ORDER BY sha256`, storeNo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	d[bodiesKey] = hashBodies(t, rows)
 	return d
 }
 
@@ -125,7 +161,7 @@ func teamCount(t *testing.T, url, q string, args ...any) int64 {
 
 func sameDigest(t *testing.T, what string, local, team digest) {
 	t.Helper()
-	for _, tb := range store.PushTables {
+	for _, tb := range append(store.PushTables, store.Table{Name: bodiesKey}) {
 		if local[tb.Name] != team[tb.Name] {
 			t.Errorf("%s: %s: laptop %s, team store %s", what, tb.Name, local[tb.Name], team[tb.Name])
 		}

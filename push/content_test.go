@@ -21,6 +21,7 @@ import (
 	"github.com/cortexhq/cortex/push"
 	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/store"
+	"github.com/cortexhq/cortex/voice"
 )
 
 // pushed indexes one agent's folder of the real corpus into a laptop's
@@ -90,6 +91,8 @@ func TestPushContentLevels(t *testing.T) {
 		`SELECT count(*) FROM ai_hook_events WHERE stdout_preview IS NOT NULL OR stderr_preview IS NOT NULL`:                          0,
 		`SELECT count(*) FROM ai_user_events WHERE metadata_json LIKE '%"command"%' OR metadata_json LIKE '%"reason"%'`:               0,
 		`SELECT count(*) FROM ai_skill_events WHERE metadata_json LIKE '%"args"%'`:                                                    0,
+		`SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`:                                                                 0,
+		`SELECT count(*) FROM ai_skill_bodies WHERE body <> ''`:                                                                       0,
 	} {
 		if n := count(t, url, q); n != want {
 			t.Errorf("%s = %d, want %d", q, n, want)
@@ -97,6 +100,9 @@ func TestPushContentLevels(t *testing.T) {
 	}
 	if n := count(t, url, `SELECT count(*) FROM ai_skill_events`); n == 0 {
 		t.Error("no skill events: names should be pushed")
+	}
+	if n := count(t, url, `SELECT count(*) FROM ai_skill_bodies WHERE bytes > 0`); n == 0 {
+		t.Error("no skill versions: their hashes and sizes should be pushed")
 	}
 	svc := app.New(team)
 	st, err := svc.Status(ctx)
@@ -121,6 +127,12 @@ func TestPushContentLevels(t *testing.T) {
 	}
 	if n := count(t, url, `SELECT count(*) FROM logs WHERE message <> ''`); n == 0 {
 		t.Error("no text after pushing redacted")
+	}
+	for _, q := range []string{`SELECT count(*) FROM ai_skill_bodies WHERE body <> ''`,
+		`SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`} {
+		if n := count(t, url, q); n == 0 {
+			t.Errorf("%s = 0 after pushing redacted", q)
+		}
 	}
 	if n := count(t, url, `SELECT count(*) FROM logs WHERE raw IS NOT NULL`); n != 0 {
 		t.Errorf("%d original records pushed with content redacted", n)
@@ -254,5 +266,36 @@ func TestPushSendsPurges(t *testing.T) {
 	}
 	if res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"}); err != nil || res.Rows != 0 {
 		t.Errorf("re-push: %+v %v", res, err)
+	}
+}
+
+// Readings of what users said, read again by newer rules on the laptop
+// (ingest.RefreshVoices), reach the team store as changes.
+func TestPushSendsVoiceReadings(t *testing.T) {
+	ctx := context.Background()
+	url, local, lq, team := pushed(t, "gemini")
+	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`); n == 0 {
+		t.Fatal("no reading pushed")
+	}
+	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice_version IS NULL OR voice_version = 0`); n != 0 {
+		t.Errorf("%d user events pushed without their rules' version", n)
+	}
+	var id int64
+	if err := lq.QueryRowContext(ctx, `SELECT id FROM ai_user_events WHERE voice IS NOT NULL ORDER BY id LIMIT 1`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if err := local.SetVoices(ctx, []sqlite.VoiceReading{{ID: id, Voice: "", Version: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
+	if err != nil || res.Updated["ai_user_events"] != 1 {
+		t.Fatalf("push after a new reading: %+v %v", res, err)
+	}
+	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice IS NULL AND voice_version = 7`); n != 1 {
+		t.Errorf("the new reading is on %d team rows, want 1", n)
+	}
+	current, err := team.VoicesCurrent(ctx, voice.Version)
+	if err != nil || current {
+		t.Errorf("VoicesCurrent with a reading of other rules: %v %v", current, err)
 	}
 }

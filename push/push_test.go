@@ -33,14 +33,14 @@ func TestPushIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("first push: %+v", r1)
-	if r1.Inserted["logs"] == 0 || r1.Inserted["ai_mcp_events"] == 0 {
+	if r1.Inserted["logs"] == 0 || r1.Inserted["ai_mcp_events"] == 0 || r1.Inserted[postgres.SkillBodiesTable] == 0 {
 		t.Fatalf("first push inserted %v", r1.Inserted)
 	}
 	r2, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tb := range store.PushTables {
+	for _, tb := range append(store.PushTables, store.Table{Name: postgres.SkillBodiesTable}) {
 		if r2.Inserted[tb.Name] != 0 || r2.Updated[tb.Name] != 0 || r2.Deleted[tb.Name] != 0 {
 			t.Errorf("re-push changed %s: %+v", tb.Name, r2)
 		}
