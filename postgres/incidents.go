@@ -228,24 +228,10 @@ func (db *DB) UserActCandidates(ctx context.Context, f store.CandidateFilter) ([
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 
-// sessionRange appends the session scope and an optional time range to q.
-func sessionRange(q string, s store.SessionScope, from, to time.Time) (string, []any) {
-	args := []any{s.Session, string(s.Tool), s.Host}
-	if !from.IsZero() {
-		q += ` AND timestamp >= ?`
-		args = append(args, cortex.FormatTime(from))
-	}
-	if !to.IsZero() {
-		q += ` AND timestamp <= ?`
-		args = append(args, cortex.FormatTime(to))
-	}
-	return q, args
-}
-
 // SessionUserActs returns the user events of a session in [from, to] (a
 // zero time leaves a side open), in time order, at most limit.
 func (db *DB) SessionUserActs(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.UserAct, error) {
-	q, args := sessionRange(`SELECT `+userActCols+` FROM ai_user_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
+	q, args := sqlpart.SessionRange(`SELECT `+userActCols+` FROM ai_user_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
 	return db.acts(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
 }
 
@@ -306,7 +292,7 @@ func (db *DB) SessionCallTimes(ctx context.Context, s store.SessionScope, from, 
 // sessionCalls reads a session's calls with the given expressions for
 // their arguments and output.
 func (db *DB) sessionCalls(ctx context.Context, s store.SessionScope, from, to time.Time, limit int, texts string) ([]store.SessionCall, error) {
-	q, args := sessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
+	q, args := sqlpart.SessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
 		`+texts+`, COALESCE(result_timestamp, '')
 		FROM ai_mcp_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
 	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)
@@ -324,7 +310,7 @@ func (db *DB) sessionCalls(ctx context.Context, s store.SessionScope, from, to t
 // SessionHookRuns returns the runtime hook runs of a session in [from, to]
 // whose status is not success, in time order, at most limit.
 func (db *DB) SessionHookRuns(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.HookRun, error) {
-	q, args := sessionRange(`SELECT id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''), status, exit_code
+	q, args := sqlpart.SessionRange(`SELECT id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''), status, exit_code
 		FROM ai_hook_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND evidence_kind = 'runtime_transcript'
 		AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)`, s, from, to)
 	rows, err := db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...)

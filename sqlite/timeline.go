@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 const userActCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
@@ -78,7 +79,7 @@ func (db *DB) UserActCandidates(ctx context.Context, f CandidateFilter) ([]UserA
 // SessionUserActs returns the user events of a session in [from, to] (the
 // zero time leaves a side open), in time order, at most limit.
 func (db *DB) SessionUserActs(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]UserAct, error) {
-	q, args := sessionRange(`SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
+	q, args := sqlpart.SessionRange(`SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
 	return collectActs(db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
 }
@@ -94,21 +95,6 @@ func (db *DB) UserActsByLogID(ctx context.Context, logIDs []int64) ([]UserAct, e
 	}
 	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE log_id IN (`+
 		strings.TrimSuffix(strings.Repeat("?,", len(logIDs)), ",")+`) ORDER BY timestamp, id`, args...))
-}
-
-// sessionRange appends the session-scope arguments and an optional time
-// range to q.
-func sessionRange(q string, s SessionScope, from, to time.Time) (string, []any) {
-	args := []any{s.Session, string(s.Tool), s.Host}
-	if !from.IsZero() {
-		q += ` AND timestamp >= ?`
-		args = append(args, cortex.FormatTime(from))
-	}
-	if !to.IsZero() {
-		q += ` AND timestamp <= ?`
-		args = append(args, cortex.FormatTime(to))
-	}
-	return q, args
 }
 
 // SessionSkillEvents returns the skill events of a session in time order,
@@ -175,7 +161,7 @@ func (db *DB) SessionCallTimes(ctx context.Context, s SessionScope, from, to tim
 // sessionCalls reads a session's calls with the given expressions for
 // their arguments and output.
 func (db *DB) sessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int, texts string) ([]SessionCall, error) {
-	q, args := sessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
+	q, args := sqlpart.SessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
 		`+texts+`, COALESCE(result_timestamp, '')
 		FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
@@ -207,7 +193,7 @@ func (db *DB) sessionCalls(ctx context.Context, s SessionScope, from, to time.Ti
 // SessionHookRuns returns the runtime hook runs of a session in [from, to]
 // whose status is not success, in time order, at most limit.
 func (db *DB) SessionHookRuns(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]HookRun, error) {
-	q, args := sessionRange(`SELECT id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''), status, exit_code
+	q, args := sqlpart.SessionRange(`SELECT id, COALESCE(log_id, 0), timestamp, hook_event, COALESCE(hook_name, ''), status, exit_code
 		FROM ai_hook_events INDEXED BY idx_ai_hook_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND evidence_kind = 'runtime_transcript'
 		AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)`, s, from, to)

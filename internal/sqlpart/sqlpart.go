@@ -32,6 +32,22 @@ func (w Where) SQL() string {
 	return " AND " + strings.Join(w.Conds, " AND ")
 }
 
+// SessionRange appends to q (whose first three placeholders are a
+// session's id, agent and host) an optional time range, and returns the
+// arguments: a zero time leaves that side open.
+func SessionRange(q string, s store.SessionScope, from, to time.Time) (string, []any) {
+	args := []any{s.Session, string(s.Tool), s.Host}
+	if !from.IsZero() {
+		q += ` AND timestamp >= ?`
+		args = append(args, cortex.FormatTime(from))
+	}
+	if !to.IsZero() {
+		q += ` AND timestamp <= ?`
+		args = append(args, cortex.FormatTime(to))
+	}
+	return q, args
+}
+
 // Marks returns n comma-separated placeholders.
 func Marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 

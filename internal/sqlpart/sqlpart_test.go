@@ -49,3 +49,26 @@ func TestFilters(t *testing.T) {
 		t.Errorf("unknown severity: %v", err)
 	}
 }
+
+func TestSessionRange(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := store.SessionScope{Tool: cortex.ToolClaude, Session: "s1", Host: "h"}
+	const q = `SELECT id FROM ai_user_events WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`
+	for _, c := range []struct {
+		name     string
+		from, to time.Time
+		sql      string
+		args     []any
+	}{
+		{"open", time.Time{}, time.Time{}, q, []any{"s1", "claude", "h"}},
+		{"from", t0, time.Time{}, q + ` AND timestamp >= ?`, []any{"s1", "claude", "h", "2026-01-02T03:04:05.000Z"}},
+		{"to", time.Time{}, t0, q + ` AND timestamp <= ?`, []any{"s1", "claude", "h", "2026-01-02T03:04:05.000Z"}},
+		{"both", t0, t0.Add(time.Minute), q + ` AND timestamp >= ? AND timestamp <= ?`,
+			[]any{"s1", "claude", "h", "2026-01-02T03:04:05.000Z", "2026-01-02T03:05:05.000Z"}},
+	} {
+		sql, args := SessionRange(q, s, c.from, c.to)
+		if sql != c.sql || !reflect.DeepEqual(args, c.args) {
+			t.Errorf("%s: %q %v, want %q %v", c.name, sql, args, c.sql, c.args)
+		}
+	}
+}
