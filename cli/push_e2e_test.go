@@ -3,7 +3,6 @@ package cli_test
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/cortexhq/cortex/internal/testpg"
+	"github.com/cortexhq/cortex/internal/teststore"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -58,11 +58,7 @@ func hashRows(rows interface {
 // localDigest reads the digest of a laptop's SQLite store.
 func localDigest(t *testing.T, path string) digest {
 	t.Helper()
-	db, err := sql.Open("sqlite", path+"?_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := teststore.Reader(t, path)
 	d := digest{}
 	for _, tb := range store.PushTables {
 		expr := "COALESCE(" + strings.Join(digestCols[tb.Name], ", '') || char(31) || COALESCE(") + ", '')"
@@ -144,21 +140,6 @@ func teamDigest(t *testing.T, url string, storeNo int64) digest {
 	return d
 }
 
-func teamCount(t *testing.T, url, q string, args ...any) int64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func sameDigest(t *testing.T, what string, local, team digest) {
 	t.Helper()
 	for _, tb := range append(store.PushTables, store.Table{Name: bodiesKey}) {
@@ -202,12 +183,12 @@ func TestPushKilledAndResumed(t *testing.T) {
 		time.Sleep(delay)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
-		if teamCount(t, url, `SELECT count(*) FROM pg_tables WHERE tablename = 'logs'`) == 0 {
+		if testpg.Count(t, url, `SELECT count(*) FROM pg_tables WHERE tablename = 'logs'`) == 0 {
 			t.Logf("kill %d after %v: before the schema existed", i+1, delay)
 			continue
 		}
-		logs := teamCount(t, url, `SELECT count(*) FROM logs`)
-		events := teamCount(t, url, `SELECT count(*) FROM ai_user_events`)
+		logs := testpg.Count(t, url, `SELECT count(*) FROM logs`)
+		events := testpg.Count(t, url, `SELECT count(*) FROM ai_user_events`)
 		t.Logf("kill %d after %v: %d rows, %d user events on the team store", i+1, delay, logs, events)
 		if logs > 0 && events == 0 {
 			partial++
@@ -222,8 +203,8 @@ func TestPushKilledAndResumed(t *testing.T) {
 	}
 	sameDigest(t, "after 10 kills", localDigest(t, dbPath), teamDigest(t, url, 1))
 	// The triggers' counts agree with the rows.
-	if c, n := teamCount(t, url, `SELECT COALESCE(sum(rows), 0)::bigint FROM log_counts`),
-		teamCount(t, url, `SELECT count(*) FROM logs WHERE ai_tool IS NOT NULL`); c != n {
+	if c, n := testpg.Count(t, url, `SELECT COALESCE(sum(rows), 0)::bigint FROM log_counts`),
+		testpg.Count(t, url, `SELECT count(*) FROM logs WHERE ai_tool IS NOT NULL`); c != n {
 		t.Errorf("log_counts say %d rows, logs has %d", c, n)
 	}
 	// And a re-push inserts nothing.
@@ -274,16 +255,16 @@ func TestPushConcurrentHosts(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("%s: push failed: %v\n%s", l.host, errs[i], outs[i])
 		}
-		no := teamCount(t, url, `SELECT store_no FROM push_stores WHERE hostname = $1`, l.host)
+		no := testpg.Count(t, url, `SELECT store_no FROM push_stores WHERE hostname = $1`, l.host)
 		sameDigest(t, l.host, localDigest(t, l.db), teamDigest(t, url, no))
-		if n := teamCount(t, url, `SELECT count(*) FROM logs WHERE id >> 40 = $1 AND hostname <> $2`, no, l.host); n != 0 {
+		if n := testpg.Count(t, url, `SELECT count(*) FROM logs WHERE id >> 40 = $1 AND hostname <> $2`, no, l.host); n != 0 {
 			t.Errorf("%s: %d of its rows carry another host", l.host, n)
 		}
-		if n := teamCount(t, url, `SELECT count(*) FROM ai_sessions WHERE store_no = $1 AND hostname <> $2`, no, l.host); n != 0 {
+		if n := testpg.Count(t, url, `SELECT count(*) FROM ai_sessions WHERE store_no = $1 AND hostname <> $2`, no, l.host); n != 0 {
 			t.Errorf("%s: %d of its sessions carry another host", l.host, n)
 		}
 	}
-	if n := teamCount(t, url, `SELECT count(*) FROM push_stores`); n != 2 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM push_stores`); n != 2 {
 		t.Errorf("%d pushing stores, want 2", n)
 	}
 	// The host filter reads one laptop.

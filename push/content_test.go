@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/ingest"
@@ -36,34 +34,7 @@ func pushed(t *testing.T, agent string) (string, *sqlite.DB, *sql.DB, *postgres.
 	if _, err := push.Run(context.Background(), local, team, push.Options{Hostname: "laptop"}); err != nil {
 		t.Fatal(err)
 	}
-	return url, local, localReader(t, path), team
-}
-
-// localReader opens a laptop's store file read-only, for the counts the
-// store's API does not give.
-func localReader(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", path+"?_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func count(t *testing.T, url, q string) int64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return n
+	return url, local, teststore.Reader(t, path), team
 }
 
 // With content none no text leaves the laptop: counts, ids, names and
@@ -94,14 +65,14 @@ func TestPushContentLevels(t *testing.T) {
 		`SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`:                                                                 0,
 		`SELECT count(*) FROM ai_skill_bodies WHERE body <> ''`:                                                                       0,
 	} {
-		if n := count(t, url, q); n != want {
+		if n := testpg.Count(t, url, q); n != want {
 			t.Errorf("%s = %d, want %d", q, n, want)
 		}
 	}
-	if n := count(t, url, `SELECT count(*) FROM ai_skill_events`); n == 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_skill_events`); n == 0 {
 		t.Error("no skill events: names should be pushed")
 	}
-	if n := count(t, url, `SELECT count(*) FROM ai_skill_bodies WHERE bytes > 0`); n == 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_skill_bodies WHERE bytes > 0`); n == 0 {
 		t.Error("no skill versions: their hashes and sizes should be pushed")
 	}
 	svc := app.New(team)
@@ -125,19 +96,19 @@ func TestPushContentLevels(t *testing.T) {
 	if !res.Reset || res.Updated["logs"] == 0 {
 		t.Errorf("changing the level did not resend the rows: %+v", res)
 	}
-	if n := count(t, url, `SELECT count(*) FROM logs WHERE message <> ''`); n == 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM logs WHERE message <> ''`); n == 0 {
 		t.Error("no text after pushing redacted")
 	}
 	for _, q := range []string{`SELECT count(*) FROM ai_skill_bodies WHERE body <> ''`,
 		`SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`} {
-		if n := count(t, url, q); n == 0 {
+		if n := testpg.Count(t, url, q); n == 0 {
 			t.Errorf("%s = 0 after pushing redacted", q)
 		}
 	}
-	if n := count(t, url, `SELECT count(*) FROM logs WHERE raw IS NOT NULL`); n != 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM logs WHERE raw IS NOT NULL`); n != 0 {
 		t.Errorf("%d original records pushed with content redacted", n)
 	}
-	if n := count(t, url, `SELECT count(*) FROM push_stores WHERE content = 'redacted'`); n != 1 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM push_stores WHERE content = 'redacted'`); n != 1 {
 		t.Errorf("the store's level is not recorded as redacted")
 	}
 	res, err = push.Run(ctx, local, team, push.Options{Hostname: "laptop", Content: store.ContentRedacted})
@@ -200,13 +171,13 @@ func TestPushSendsChangedRows(t *testing.T) {
 	if res.Updated["logs"] == 0 || res.Inserted["logs"] != 0 {
 		t.Errorf("push after the rewrite: %+v", res)
 	}
-	if n := count(t, url, `SELECT count(*) FROM logs WHERE message LIKE '%or a tarball?'`); n != 1 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM logs WHERE message LIKE '%or a tarball?'`); n != 1 {
 		t.Errorf("the team store has %d rows with the rewritten text", n)
 	}
-	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE text LIKE '%or a tarball?'`); n != 1 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_user_events WHERE text LIKE '%or a tarball?'`); n != 1 {
 		t.Errorf("the team store has %d user events with the rewritten text", n)
 	}
-	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE text LIKE '%npm or pacman?'`); n != 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_user_events WHERE text LIKE '%npm or pacman?'`); n != 0 {
 		t.Errorf("the team store still has %d user events with the old text", n)
 	}
 	hits, err := app.New(team).Search(ctx, cortex.SearchParams{Query: "tarball", Limit: 10})
@@ -232,7 +203,7 @@ func TestPushSendsPurges(t *testing.T) {
 		GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`).Scan(&session); err != nil {
 		t.Fatalf("no session with a skill body: %v", err)
 	}
-	before := count(t, url, `SELECT count(*) FROM logs WHERE ai_session_id = '`+session+`'`)
+	before := testpg.Count(t, url, `SELECT count(*) FROM logs WHERE ai_session_id = '`+session+`'`)
 	pr, err := app.New(local).Purge(ctx, app.PurgeParams{Session: session})
 	if err != nil || pr.Rows == 0 || pr.SessionsRemoved != 1 {
 		t.Fatalf("purge: %+v %v", pr, err)
@@ -245,7 +216,7 @@ func TestPushSendsPurges(t *testing.T) {
 		t.Errorf("push after purging %d rows: %+v", before, res)
 	}
 	for _, table := range []string{"logs", "ai_skill_events", "ai_mcp_events", "ai_hook_events", "ai_user_events", "ai_sessions"} {
-		if n := count(t, url, `SELECT count(*) FROM `+table+` WHERE ai_session_id = '`+session+`'`); n != 0 {
+		if n := testpg.Count(t, url, `SELECT count(*) FROM `+table+` WHERE ai_session_id = '`+session+`'`); n != 0 {
 			t.Errorf("%s: %d rows of the purged session left on the team store", table, n)
 		}
 	}
@@ -256,7 +227,7 @@ func TestPushSendsPurges(t *testing.T) {
 		JOIN ai_skill_bodies b ON b.sha256 = e.body_sha256`).Scan(&shown); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, url, `SELECT count(*) FROM ai_skill_bodies`); n != shown || n == 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_skill_bodies`); n != shown || n == 0 {
 		t.Errorf("the team store holds %d skill bodies, the laptop's events show %d", n, shown)
 	}
 	a, errA := app.New(local).Sessions(ctx, cortex.SessionParams{Limit: 1000})
@@ -274,10 +245,10 @@ func TestPushSendsPurges(t *testing.T) {
 func TestPushSendsVoiceReadings(t *testing.T) {
 	ctx := context.Background()
 	url, local, lq, team := pushed(t, "gemini")
-	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`); n == 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`); n == 0 {
 		t.Fatal("no reading pushed")
 	}
-	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice_version IS NULL OR voice_version = 0`); n != 0 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice_version IS NULL OR voice_version = 0`); n != 0 {
 		t.Errorf("%d user events pushed without their rules' version", n)
 	}
 	var id int64
@@ -291,7 +262,7 @@ func TestPushSendsVoiceReadings(t *testing.T) {
 	if err != nil || res.Updated["ai_user_events"] != 1 {
 		t.Fatalf("push after a new reading: %+v %v", res, err)
 	}
-	if n := count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice IS NULL AND voice_version = 7`); n != 1 {
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_user_events WHERE voice IS NULL AND voice_version = 7`); n != 1 {
 		t.Errorf("the new reading is on %d team rows, want 1", n)
 	}
 	current, err := team.VoicesCurrent(ctx, voice.Version)

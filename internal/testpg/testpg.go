@@ -63,3 +63,19 @@ func URL(tb testing.TB) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// Count runs q (one integer result) on the database at url.
+func Count(tb testing.TB, url, q string, args ...any) int64 {
+	tb.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		tb.Fatalf("%s: %v", q, err)
+	}
+	return n
+}

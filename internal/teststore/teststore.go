@@ -4,6 +4,7 @@ package teststore
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -29,4 +30,16 @@ func Indexed(tb testing.TB, dirs ...string) (*sqlite.DB, string) {
 		}
 	}
 	return db, path
+}
+
+// Reader opens the store file at path read-only, for what the store's API
+// does not give (counts, digests). It is closed when the test ends.
+func Reader(tb testing.TB, path string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=query_only(1)")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }
