@@ -1,6 +1,9 @@
 package cortex
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Lenses of the incident engine.
 const (
@@ -107,6 +110,10 @@ type Incident struct {
 	Score         float64  `json:"priority_score"`
 	Label         string   `json:"priority_label"`
 	WindowMinutes int      `json:"window_minutes"`
+	// Usage is what the session spent on the model from the incident's
+	// first to its last event: the cost of the failure (nil when the
+	// transcript records no usage in that span).
+	Usage *UsageSummary `json:"usage,omitempty"`
 }
 
 // Attribution is a subject a friction incident is charged to: what was
@@ -159,6 +166,8 @@ type IncidentParams struct {
 	// IncludeUsage also lists groups without a negative signal (skill lens).
 	IncludeUsage bool
 	Limit        int
+	// After continues a listing (an offset into the ranking).
+	After *Cursor
 }
 
 // IncidentList is the answer of an incident listing.
@@ -175,6 +184,8 @@ type IncidentList struct {
 	Truncated                bool `json:"truncated"`
 	LimitClampedTo           int  `json:"limit_clamped_to,omitempty"`
 	WindowMinutes            int  `json:"window_minutes"`
+	// Next continues the listing (pass it as cursor); empty on the last page.
+	Next string `json:"next,omitempty"`
 }
 
 // EvidenceRow is one logs row in an evidence bundle, its text bounded.
@@ -385,7 +396,12 @@ type InvestigateParams struct {
 // top incidents, short summaries of the others, and, when nothing matched,
 // what was found instead.
 type Investigation struct {
-	Bundles []Bundle `json:"evidence"`
+	// Bundles are the full evidence bundles (Detail); Summaries their
+	// short forms otherwise (see Summarized).
+	Bundles   []Bundle        `json:"evidence,omitzero"`
+	Summaries []BundleSummary `json:"evidence_summary,omitzero"`
+	// Detail says which of the two the answer carries.
+	Detail bool `json:"detail"`
 	// Total counts the matching incidents; Truncated says some matched
 	// but got no bundle (see OtherMatching) or the candidate scan was cut.
 	Total                    int  `json:"total_incidents"`
@@ -435,6 +451,8 @@ type AbuseParams struct {
 	Limit  int
 	// MaxBytes bounds the text of each row (default 1024).
 	MaxBytes int
+	// Cursor continues a listing (an offset into the matches).
+	Cursor *Cursor
 }
 
 // AbuseMatch is one user row carrying an abuse term, with its context.
@@ -454,6 +472,21 @@ type AbuseMatches struct {
 	CandidateWindowTruncated bool         `json:"candidate_window_truncated"`
 	Truncated                bool         `json:"truncated"`
 	LimitClampedTo           int          `json:"limit_clamped_to,omitempty"`
+	Next                     string       `json:"next,omitempty"`
+}
+
+// NoDataError is the not-found error of an investigation that matched
+// nothing (NoData): its message and the suggested filters, so every
+// surface that treats "nothing there" as an error says the same thing.
+func (inv Investigation) NoDataError(lens string) error {
+	msg := inv.Message
+	if msg == "" {
+		msg = "no " + lens + " incidents match these filters"
+	}
+	if len(inv.SuggestedFilters) > 0 {
+		msg += "; try: " + strings.Join(inv.SuggestedFilters, "; ")
+	}
+	return Errorf(CodeNotFound, "%s", msg)
 }
 
 // CalibrationParams select the sessions a signal calibration reads.

@@ -88,6 +88,7 @@ type InvocationParams struct {
 	Action string
 	Status string
 	Limit  int
+	After  *Cursor
 }
 
 // InvocationList is the answer of an audit listing, newest first.
@@ -96,4 +97,5 @@ type InvocationList struct {
 	Total          int          `json:"total"`
 	Truncated      bool         `json:"truncated"`
 	LimitClampedTo int          `json:"limit_clamped_to,omitempty"`
+	Next           string       `json:"next,omitempty"`
 }

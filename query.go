@@ -32,6 +32,8 @@ type SearchParams struct {
 	Limit   int
 	// Rank orders by relevance (bm25) instead of newest first.
 	Rank bool
+	// After continues a listing (see Cursor).
+	After *Cursor
 }
 
 // SearchHit is one matching row.
@@ -50,6 +52,9 @@ type SearchHit struct {
 	TranscriptPath string   `json:"ai_transcript_path,omitempty"`
 	Line           int64    `json:"line,omitempty"`
 	Snippet        string   `json:"snippet"`
+	// Highlights are the byte ranges [start, end) of the query's words in
+	// Snippet.
+	Highlights [][2]int `json:"highlights,omitempty"`
 }
 
 // SearchResult is the answer to a search.
@@ -60,6 +65,13 @@ type SearchResult struct {
 	Total          int         `json:"total"`
 	Truncated      bool        `json:"truncated"`
 	LimitClampedTo int         `json:"limit_clamped_to,omitempty"`
+	// Next continues the listing (pass it as cursor); empty on the last page.
+	Next string `json:"next,omitempty"`
+	// When nothing matched inside a time range: the newest match outside
+	// it (if any) and the newest row stored at all, so an empty answer
+	// says whether to widen the range or to index.
+	NewestMatchOutsideRange string `json:"newest_match_outside_range,omitempty"`
+	NewestRow               string `json:"newest_row,omitempty"`
 }
 
 // SessionParams filter the session list.
@@ -70,6 +82,7 @@ type SessionParams struct {
 	Since   time.Time
 	Until   time.Time
 	Limit   int
+	After   *Cursor
 }
 
 // Session is one agent session with its row counts.
@@ -88,6 +101,17 @@ type Session struct {
 	SubagentRows   int64  `json:"subagent_rows"`
 	ToolVersion    string `json:"tool_version,omitempty"`
 	TranscriptPath string `json:"ai_transcript_path,omitempty"`
+	// Title is the session's summary (TitleSource "summary"), else its
+	// first typed prompt ("first_prompt").
+	Title       string `json:"title,omitempty"`
+	TitleSource string `json:"title_source,omitempty"`
+	// DurationSecs is last seen minus first seen.
+	DurationSecs float64 `json:"duration_secs"`
+	// Models are the models that answered in the session.
+	Models []string `json:"models,omitempty"`
+	// Usage is the session's token usage and estimated cost (nil when
+	// the transcript records none).
+	Usage *UsageSummary `json:"usage,omitempty"`
 }
 
 // SessionList is the answer to a session listing.
@@ -96,6 +120,7 @@ type SessionList struct {
 	Total          int       `json:"total"`
 	Truncated      bool      `json:"truncated"`
 	LimitClampedTo int       `json:"limit_clamped_to,omitempty"`
+	Next           string    `json:"next,omitempty"`
 }
 
 // Status describes the store.
@@ -193,6 +218,8 @@ type EventFilter struct {
 	Since   time.Time
 	Until   time.Time
 	Limit   int
+	// After continues a listing (see Cursor).
+	After *Cursor
 }
 
 // SkillEventParams filter skill events.
@@ -312,4 +339,6 @@ type EventList[T any] struct {
 	Total          int  `json:"total"`
 	Truncated      bool `json:"truncated"`
 	LimitClampedTo int  `json:"limit_clamped_to,omitempty"`
+	// Next continues the listing (pass it as cursor); empty on the last page.
+	Next string `json:"next,omitempty"`
 }

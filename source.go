@@ -90,6 +90,13 @@ type ImportBatch struct {
 	Records     []ImportRecord
 	ParseErrors []ParseError
 	Unknown     []UnknownType
+	// Usage is the token usage of the batch's model responses (also of
+	// records not stored as rows, such as Codex token_count events),
+	// deduplicated by the store per session and key.
+	Usage []TokenUsage
+	// Summaries are session summaries to attach, as titles, to the
+	// sessions of their leaf messages.
+	Summaries []SessionSummary
 	// Hostname, AppName and SourceTag are stored on every row.
 	Hostname  string
 	SourceTag string

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"reflect"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/ingest"
 )
 
 // Scope is an authorization scope of an action.
@@ -68,26 +70,175 @@ type Action struct {
 	Path   string
 	// CLI is the equivalent command line (documentation).
 	CLI string
+	// Lens is set on a lens's own incident listing or investigation
+	// (skill_incidents, mcp_investigate, …): MCP clients get these through
+	// the all-lens tools incidents and investigate, which take every
+	// lens's subject filters, instead of one tool each (every tool listed
+	// costs tokens in every agent session). REST and the CLI serve them.
+	Lens string
+	// NotOnMCP, when set, says why the action is no MCP tool (REST and the
+	// CLI serve it).
+	NotOnMCP string
 	// Destructive actions delete stored data (a write action that is not
 	// destructive only adds or rewrites).
 	Destructive bool
-	params      reflect.Type
-	schema      *jsonschema.Schema
-	run         func(ctx context.Context, s *Service, c Caller, p any) (any, error)
+	// unlisted are parameters the MCP tool accepts without listing them,
+	// with why (see Action.Unlisted).
+	unlisted map[string]string
+	params   reflect.Type
+	schema   *jsonschema.Schema
+	result   *jsonschema.Schema
+	// resultName names the result type in documents (OpenAPI components).
+	resultName string
+	run        func(ctx context.Context, s *Service, c Caller, p any) (any, error)
+}
+
+// Option adjusts an action's declaration (its schemas).
+type Option func(*Action)
+
+// Enum restricts a parameter, or each item of a list parameter, to values.
+func Enum(param string, values ...string) Option {
+	return func(a *Action) {
+		p := a.schema.Properties[param]
+		if p == nil {
+			panic(fmt.Sprintf("action %s: no parameter %s to restrict", a.Name, param))
+		}
+		if p.Items != nil {
+			p = p.Items
+		}
+		p.Enum = make([]any, len(values))
+		for i, v := range values {
+			p.Enum[i] = v
+		}
+	}
+}
+
+// Describe sets a parameter's description.
+func Describe(param, text string) Option {
+	return func(a *Action) {
+		p := a.schema.Properties[param]
+		if p == nil {
+			panic(fmt.Sprintf("action %s: no parameter %s to describe", a.Name, param))
+		}
+		p.Description = text
+	}
+}
+
+// ForLens marks a lens's own incident action (see Action.Lens).
+func ForLens(lens string) Option { return func(a *Action) { a.Lens = lens } }
+
+// OffMCP keeps an action off MCP, for reason.
+func OffMCP(reason string) Option { return func(a *Action) { a.NotOnMCP = reason } }
+
+// OnMCP reports whether the action is its own MCP tool.
+func (a Action) OnMCP() bool { return a.Lens == "" && a.NotOnMCP == "" }
+
+// MCPTool names the MCP tool call that serves the action: its own tool,
+// for a lens's action the all-lens tool with the lens, or "" for an
+// action kept off MCP.
+func (a Action) MCPTool() string {
+	if a.OnMCP() {
+		return a.Name
+	}
+	if a.NotOnMCP != "" {
+		return ""
+	}
+	if strings.HasSuffix(a.Name, "_investigate") {
+		return "investigate lens=" + a.Lens
+	}
+	return "incidents lens=" + a.Lens
 }
 
 // define declares an action whose parameters are P (a struct with json
-// tags; its JSON schema is derived from it) and whose handler is run.
+// tags; its JSON schema is derived from it), whose result is R (its
+// schema too, unless R is an interface: an option must then give it) and
+// whose handler is run.
 func define[P any, R any](name string, scope Scope, cost Cost, method, path, cli, desc string,
-	run func(ctx context.Context, s *Service, c Caller, p *P) (R, error)) Action {
+	run func(ctx context.Context, s *Service, c Caller, p *P) (R, error), opts ...Option) Action {
 	schema, err := jsonschema.For[P](nil)
 	if err != nil {
 		panic(fmt.Sprintf("action %s: %v", name, err)) // a programming error, caught by every test
 	}
 	schema.Description = desc
-	return Action{Name: name, Description: desc, Scope: scope, Cost: cost, Method: method, Path: path, CLI: cli,
+	a := Action{Name: name, Description: desc, Scope: scope, Cost: cost, Method: method, Path: path, CLI: cli,
 		params: reflect.TypeFor[P](), schema: schema,
 		run: func(ctx context.Context, s *Service, c Caller, p any) (any, error) { return run(ctx, s, c, p.(*P)) }}
+	if rt := reflect.TypeFor[R](); rt.Kind() != reflect.Interface {
+		a.result, a.resultName = resultSchema[R](), typeName(rt)
+	}
+	for _, o := range opts {
+		o(&a)
+	}
+	if a.result == nil {
+		panic(fmt.Sprintf("action %s: no result schema", name))
+	}
+	return a
+}
+
+// resultSchema is the JSON schema of a result type as encoding/json
+// writes it: a nil map or slice is null.
+func resultSchema[R any]() *jsonschema.Schema {
+	s, err := jsonschema.For[R](&jsonschema.ForOptions{TypeSchemas: customJSON})
+	if err != nil {
+		panic(fmt.Sprintf("result %T: %v", *new(R), err))
+	}
+	nullableMaps(s)
+	return s
+}
+
+// customJSON are the schemas of result types with their own JSON encoding.
+var customJSON = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[ingest.Duration](): {Type: "number", Description: "seconds"},
+}
+
+// nullableMaps lets every map of a generated schema be null, as a nil Go
+// map encodes (the generator allows null for slices and pointers only).
+func nullableMaps(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "object" && s.Properties == nil && s.AdditionalProperties != nil {
+		s.Type, s.Types = "", []string{"null", "object"}
+	}
+	for _, p := range s.Properties {
+		nullableMaps(p)
+	}
+	nullableMaps(s.Items)
+	nullableMaps(s.AdditionalProperties)
+	for _, x := range s.AnyOf {
+		nullableMaps(x)
+	}
+}
+
+// typeName is a document name for a Go type: its name, with the element
+// type of a generic list spelled out (EventList[pkg.ToolEventRow] →
+// ToolEventRowList).
+func typeName(t reflect.Type) string {
+	name := t.Name()
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		inner := strings.TrimSuffix(name[i+1:], "]")
+		inner = inner[strings.LastIndexByte(inner, '.')+1:]
+		return inner + "List"
+	}
+	if name == "Result" { // assess.Result → AssessResult
+		pkg := t.PkgPath()[strings.LastIndexByte(t.PkgPath(), '/')+1:]
+		return strings.ToUpper(pkg[:1]) + pkg[1:] + name
+	}
+	return name
+}
+
+// ResultName names the result's schema in documents.
+func (a Action) ResultName() string { return a.resultName }
+
+// skillEventsResult gives skill_events its result schema: an event list
+// whose events are skill events, or skill summaries with summary=true.
+func skillEventsResult(a *Action) {
+	a.resultName = "SkillEventsResult"
+	s := resultSchema[cortex.EventList[cortex.SkillEventRow]]()
+	sum := resultSchema[cortex.SkillSummary]()
+	ev := s.Properties["events"]
+	ev.Items = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{ev.Items, sum}}
+	a.result = s
 }
 
 // destructive marks an action as deleting stored data.
@@ -98,6 +249,9 @@ func destructive(a Action) Action {
 
 // Schema returns the JSON schema of the action's parameters (a copy).
 func (a Action) Schema() *jsonschema.Schema { return a.schema.CloneSchemas() }
+
+// ResultSchema returns the JSON schema of the action's result (a copy).
+func (a Action) ResultSchema() *jsonschema.Schema { return a.result.CloneSchemas() }
 
 // Params lists the action's parameter names, sorted.
 func (a Action) Params() []string {
@@ -135,6 +289,10 @@ func (a Action) DecodeJSON(raw []byte) (any, error) {
 	if raw[0] != '{' {
 		return nil, cortex.Errorf(cortex.CodeInvalid, "%s: parameters must be a JSON object", a.Name)
 	}
+	raw, err := a.unalias(raw)
+	if err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
@@ -146,13 +304,108 @@ func (a Action) DecodeJSON(raw []byte) (any, error) {
 	return p, nil
 }
 
+// Doc is the documentation of a parameter: its doc tag, else its schema
+// description.
+func (a Action) Doc(param string) string {
+	for _, f := range fields(a.params) {
+		if f.name == param && f.doc != "" {
+			return f.doc
+		}
+	}
+	if p := a.schema.Properties[param]; p != nil {
+		return p.Description
+	}
+	return ""
+}
+
+// Unlisted says why the MCP tool of the action accepts a parameter but
+// does not list it ("" when it lists it): every listed parameter costs
+// tokens in every agent session. Parameters that tune the answer rather
+// than select it (group gaps, correlation windows, text bounds, score
+// floors; tag tuning:"true") are "tuning": the defaults suit an agent.
+// An action can leave out more (see the Unlisted option). REST, the CLI
+// and the docs show them all.
+func (a Action) Unlisted(param string) string {
+	if why := a.unlisted[param]; why != "" {
+		return why
+	}
+	for _, f := range fields(a.params) {
+		if f.name == param && f.tuning {
+			return "tuning"
+		}
+	}
+	return ""
+}
+
+// Unlisted keeps params out of the action's MCP tool schema, for why
+// (they are still accepted; see Action.Unlisted).
+func Unlisted(why string, params ...string) Option {
+	return func(a *Action) {
+		if a.unlisted == nil {
+			a.unlisted = map[string]string{}
+		}
+		for _, p := range params {
+			if a.schema.Properties[p] == nil {
+				panic(fmt.Sprintf("action %s: no parameter %s to leave unlisted", a.Name, p))
+			}
+			a.unlisted[p] = why
+		}
+	}
+}
+
+// Aliases maps the older names parameters are still accepted under to
+// their names (tool → agent).
+func (a Action) Aliases() map[string]string {
+	m := map[string]string{}
+	for _, f := range fields(a.params) {
+		if f.alias != "" {
+			m[f.alias] = f.name
+		}
+	}
+	return m
+}
+
+// unalias renames aliased keys of a JSON object to their parameter names;
+// giving both names is an error.
+func (a Action) unalias(raw []byte) ([]byte, error) {
+	aliases := a.Aliases()
+	if len(aliases) == 0 {
+		return raw, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return raw, nil // the decoder reports it with context
+	}
+	changed := false
+	for old, name := range aliases {
+		v, ok := obj[old]
+		if !ok {
+			continue
+		}
+		if _, both := obj[name]; both {
+			return nil, cortex.Errorf(cortex.CodeInvalid, "%s: give %s or its older name %s, not both", a.Name, name, old)
+		}
+		obj[name] = v
+		delete(obj, old)
+		changed = true
+	}
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(obj)
+}
+
 func (a Action) paramError(err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	msg := err.Error()
 	switch {
 	case errors.As(err, &te):
-		msg = fmt.Sprintf("parameter %q must be %s", te.Field, jsonKind(te.Type))
+		field := te.Field
+		if i := strings.LastIndexByte(field, '.'); i >= 0 {
+			field = field[i+1:] // a parameter of an embedded group
+		}
+		msg = fmt.Sprintf("parameter %q must be %s", field, jsonKind(te.Type))
 	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
 		msg = "parameters are not valid JSON: " + err.Error()
 	case strings.HasPrefix(msg, "json: unknown field "):
@@ -183,6 +436,16 @@ type field struct {
 	name  string
 	index []int
 	typ   reflect.Type
+	// alias is an older name the parameter is still accepted under (tag
+	// alias:"…"); it is documented, never listed in schemas.
+	alias string
+	// doc is the parameter's documentation (tag doc:"…"): the full
+	// wording for the generated docs and the OpenAPI document; the schema
+	// description (tag jsonschema:"…") is the short one tools list.
+	doc string
+	// tuning marks a parameter that tunes an answer rather than selects
+	// it (tag tuning:"true"; see Action.Tuning).
+	tuning bool
 }
 
 // fields lists the JSON-named fields of a params struct (embedded structs
@@ -202,7 +465,8 @@ func fields(t reflect.Type) []field {
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
-		out = append(out, field{name: name, index: []int{i}, typ: f.Type})
+		out = append(out, field{name: name, index: []int{i}, typ: f.Type, alias: f.Tag.Get("alias"), doc: f.Tag.Get("doc"),
+			tuning: f.Tag.Get("tuning") == "true"})
 	}
 	return out
 }
@@ -216,13 +480,14 @@ func (a Action) DecodeQuery(q url.Values) (any, error) {
 	byName := map[string]field{}
 	for _, f := range fields(a.params) {
 		byName[f.name] = f
+		if f.alias != "" {
+			if _, both := q[f.alias]; both && q.Has(f.name) {
+				return nil, cortex.Errorf(cortex.CodeInvalid, "%s: give %s or its older name %s, not both", a.Name, f.name, f.alias)
+			}
+			byName[f.alias] = f
+		}
 	}
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		vals := q[k]
 		f, ok := byName[k]
 		if !ok {

@@ -3,6 +3,7 @@ package app
 import (
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,14 +33,21 @@ func TestRegistryIsWellFormed(t *testing.T) {
 			t.Errorf("%s: schema has %d properties, params %v", a.Name, len(props), a.Params())
 		}
 		for _, p := range a.Params() {
-			if s.Properties[p] == nil || s.Properties[p].Description == "" {
-				t.Errorf("%s: parameter %s has no schema description", a.Name, p)
+			if s.Properties[p] == nil || a.Doc(p) == "" {
+				t.Errorf("%s: parameter %s has no documentation", a.Name, p)
 			}
+		}
+		if a.ResultSchema() == nil {
+			t.Errorf("%s: no result schema", a.Name)
+		}
+		if (a.Lens == "" && a.NotOnMCP == "") != a.OnMCP() || (a.Lens != "" && !strings.HasPrefix(a.MCPTool(), "in")) ||
+			(a.NotOnMCP != "" && a.MCPTool() != "") {
+			t.Errorf("%s: lens %q, MCP tool %q", a.Name, a.Lens, a.MCPTool())
 		}
 	}
 	for _, want := range []string{"status", "search", "sessions", "skill_events", "skill_incidents", "skill_investigate",
 		"skill_assess", "abuse", "abuse_incidents", "abuse_investigate", "mcp_events", "hook_events", "llm_invocations",
-		"skills_backfill", "help"} {
+		"skills_backfill", "help", "incidents", "investigate"} {
 		if !seen[want] {
 			t.Errorf("action %s is missing", want)
 		}
@@ -68,6 +76,7 @@ func TestDecoding(t *testing.T) {
 		{`"x"`, "must be a JSON object"},
 		{`{"limit":"5"}`, `"limit" must be an integer`},
 		{`{"terms":["x"]}`, `unknown parameter "terms"`},
+		{`{"tool":"claude","agent":"codex"}`, "not both"},
 		{`{"limit":1}{}`, "one JSON object"},
 		{`{"limit":`, "not valid JSON"},
 	} {
@@ -75,6 +84,19 @@ func TestDecoding(t *testing.T) {
 		if cortex.ErrorCode(err) != cortex.CodeInvalid || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.raw, err, tc.want)
 		}
+	}
+	// tool is the older name of agent, in JSON and in query strings.
+	if p, err := a.DecodeJSON([]byte(`{"tool":"codex"}`)); err != nil || p.(*SkillIncidentsParams).Agent != "codex" {
+		t.Fatalf("json alias: %+v %v", p, err)
+	}
+	if p, err := a.DecodeQuery(url.Values{"tool": {"gemini"}}); err != nil || p.(*SkillIncidentsParams).Agent != "gemini" {
+		t.Fatalf("query alias: %+v %v", p, err)
+	}
+	if _, err := a.DecodeQuery(url.Values{"tool": {"gemini"}, "agent": {"codex"}}); cortex.ErrorCode(err) != cortex.CodeInvalid {
+		t.Fatalf("both names: %v", err)
+	}
+	if a.Aliases()["tool"] != "agent" || slices.Contains(a.Params(), "tool") {
+		t.Fatalf("aliases %v, params %v", a.Aliases(), a.Params())
 	}
 	if p, err := a.DecodeJSON(nil); err != nil || p == nil {
 		t.Fatalf("empty arguments: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/llm"
 	"github.com/cortexhq/cortex/rawcodec"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Service implements the actions.
@@ -26,6 +27,8 @@ type Service struct {
 	Logger *slog.Logger
 	// Host names this machine in locks and audit lines ("" = hostname).
 	Host string
+	// Prices estimate the cost of token usage (nil: cortex.DefaultPrices).
+	Prices cortex.Prices
 	// Home is the home folder searched for skills' SKILL.md files ("" =
 	// the user's).
 	Home string
@@ -52,7 +55,7 @@ const (
 
 func checkTool(t cortex.Tool) error {
 	if t != "" && !t.Valid() {
-		return cortex.Errorf(cortex.CodeInvalid, "unknown tool %q (use claude, codex or gemini)", t)
+		return cortex.Errorf(cortex.CodeInvalid, "unknown agent %q (use claude, codex or gemini)", t)
 	}
 	return nil
 }
@@ -85,6 +88,19 @@ func (s *Service) Search(ctx context.Context, p cortex.SearchParams) (cortex.Sea
 	p.Limit = limit
 	res, err := s.DB.Search(ctx, p)
 	res.LimitClampedTo = clamped
+	if err != nil || len(res.Hits) > 0 || p.After != nil {
+		return res, err
+	}
+	// Nothing: say whether matches exist outside the time range, and how
+	// new the store's data is.
+	if !p.Since.IsZero() || !p.Until.IsZero() {
+		wide := p
+		wide.Since, wide.Until, wide.Limit, wide.Rank = time.Time{}, time.Time{}, 1, false
+		if more, err := s.DB.Search(ctx, wide); err == nil && len(more.Hits) > 0 {
+			res.NewestMatchOutsideRange = more.Hits[0].Timestamp
+		}
+	}
+	res.NewestRow, err = s.DB.NewestRow(ctx)
 	return res, err
 }
 
@@ -112,7 +128,50 @@ func (s *Service) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.
 	p.Limit = limit
 	res, err := s.DB.Sessions(ctx, p)
 	res.LimitClampedTo = clamped
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	usage, err := s.DB.SessionUsage(ctx, res.Sessions)
+	if err != nil {
+		return res, err
+	}
+	for i := range res.Sessions {
+		se := &res.Sessions[i]
+		se.Usage = s.prices().Summarize(usage[store.SessionScope{Tool: se.Tool, Session: se.SessionID, Host: se.Hostname}])
+		se.Models = se.Usage.Models()
+	}
+	return res, nil
+}
+
+func (s *Service) prices() cortex.Prices {
+	if s.Prices == nil {
+		return cortex.DefaultPrices()
+	}
+	return s.Prices
+}
+
+// incidentUsage sets what each incident's session spent on the model
+// between the incident's first and last event.
+func (s *Service) incidentUsage(ctx context.Context, incs []cortex.Incident) error {
+	for i := range incs {
+		if err := s.setIncidentUsage(ctx, &incs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) setIncidentUsage(ctx context.Context, inc *cortex.Incident) error {
+	if inc.SessionID == "" {
+		return nil
+	}
+	byModel, err := s.DB.UsageBetween(ctx, store.SessionScope{Tool: inc.Tool, Session: inc.SessionID, Host: inc.Hostname},
+		inc.FirstSeen, inc.LastSeen)
+	if err != nil {
+		return err
+	}
+	inc.Usage = s.prices().Summarize(byModel)
+	return nil
 }
 
 // Status describes the store.

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"os"
+	"time"
 
 	"github.com/cortexhq/cortex/hookconfig"
 	"github.com/cortexhq/cortex/sqlite"
@@ -42,11 +44,22 @@ func (s *Service) CollectHookConfig(ctx context.Context, home, host string) (Hoo
 		return res, ctx.Err()
 	}
 	rows := make([]sqlite.ConfigHook, len(hooks))
+	changed := map[string]time.Time{}
 	for i, h := range hooks {
 		rows[i] = sqlite.ConfigHook{Tool: h.Tool, Hook: h.HookEvent}
 		if h.Source.Project != "" {
 			rows[i].Project = h.Source.Project
 		}
+		// A configured hook's time is when its file last changed, not
+		// when Cortex read it (that is its last_seen).
+		at, ok := changed[h.Source.Path]
+		if !ok {
+			if fi, err := os.Stat(h.Source.Path); err == nil {
+				at = fi.ModTime()
+			}
+			changed[h.Source.Path] = at
+		}
+		rows[i].Configured = at
 	}
 	res.Inserted, res.Refreshed, err = db.StoreConfigHooks(ctx, host, s.Now(), rows)
 	if err != nil {

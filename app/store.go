@@ -38,6 +38,15 @@ type Store interface {
 	SkillLoads(ctx context.Context, names []string, limit int) ([]store.SkillLoad, error)
 	SkillBodies(ctx context.Context, shas []string, withText bool) (map[string]store.SkillBody, error)
 	LastPrompt(ctx context.Context, s store.SessionScope, t time.Time) (store.UserAct, bool, error)
+
+	// What sessions and incidents cost, and the hints of an empty answer:
+	// the token usage of sessions and of a span of one session (per
+	// model), the newest stored row, and the most recently active session
+	// ids with a prefix (shell completion).
+	SessionUsage(ctx context.Context, sessions []cortex.Session) (map[store.SessionScope]map[string]cortex.TokenCounts, error)
+	UsageBetween(ctx context.Context, s store.SessionScope, from, to string) (map[string]cortex.TokenCounts, error)
+	NewestRow(ctx context.Context) (string, error)
+	RecentSessionIDs(ctx context.Context, prefix string, limit int) ([]string, error)
 }
 
 // local returns the store as the laptop's SQLite store, for the actions

@@ -27,20 +27,20 @@ const (
 
 // SessionShowParams are the parameters of session_show.
 type SessionShowParams struct {
-	Session  string `json:"session" jsonschema:"the session id, or a unique prefix of it (at least 4 characters)"`
-	Tool     string `json:"tool,omitempty" jsonschema:"the session's agent (claude, codex or gemini), when the id is on several"`
-	Host     string `json:"host,omitempty" jsonschema:"the session's host, when the id is on several"`
-	AfterID  int64  `json:"after_id,omitempty" jsonschema:"the rows after this row id (next_after_id of the previous page)"`
-	BeforeID int64  `json:"before_id,omitempty" jsonschema:"the rows before this row id (prev_before_id)"`
-	Row      int64  `json:"row,omitempty" jsonschema:"a page holding this row id"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"rows per page (default 50, max 1000)"`
-	Detail   bool   `json:"detail,omitempty" jsonschema:"whole texts; without it each row's text is cut to 300 bytes"`
+	Session  string `json:"session" jsonschema:"id or unique prefix" doc:"the session id, or a unique prefix of it (at least 4 characters)"`
+	Agent    string `json:"agent,omitempty" alias:"tool" doc:"the session's agent (claude, codex or gemini; older name: tool), when the id is on several"`
+	Host     string `json:"host,omitempty" doc:"the session's host, when the id is on several"`
+	AfterID  int64  `json:"after_id,omitempty" jsonschema:"next page: next_after_id" doc:"the rows after this row id (next_after_id of the previous page)"`
+	BeforeID int64  `json:"before_id,omitempty" jsonschema:"page before: prev_before_id" doc:"the rows before this row id (prev_before_id)"`
+	Row      int64  `json:"row,omitempty" jsonschema:"the page with this row id" doc:"a page holding this row id"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"50, max 1000" doc:"rows per page (default 50, max 1000)"`
+	Detail   bool   `json:"detail,omitempty" jsonschema:"whole texts" doc:"whole texts; without it each row's text is cut to 300 bytes"`
 }
 
 // RowShowParams are the parameters of row_show.
 type RowShowParams struct {
-	ID     int64 `json:"id" jsonschema:"the row id (as in search hits, evidence and transcripts)"`
-	Detail bool  `json:"detail,omitempty" jsonschema:"the whole text and the original record; without it the text is cut to 2 KiB"`
+	ID     int64 `json:"id" jsonschema:"row id" doc:"the row id (as in search hits, evidence and transcripts)"`
+	Detail bool  `json:"detail,omitempty" jsonschema:"whole text and record" doc:"the whole text and the original record; without it the text is cut to 2 KiB"`
 }
 
 // ShowSession reads a page of one session's transcript, its tool calls,
@@ -51,7 +51,7 @@ func (s *Service) ShowSession(ctx context.Context, p SessionShowParams) (cortex.
 	if strings.TrimSpace(p.Session) == "" {
 		return out, cortex.Errorf(cortex.CodeInvalid, "session_show: session is required")
 	}
-	if err := checkTool(cortex.Tool(p.Tool)); err != nil {
+	if err := checkTool(cortex.Tool(p.Agent)); err != nil {
 		return out, err
 	}
 	set := 0
@@ -71,7 +71,7 @@ func (s *Service) ShowSession(ctx context.Context, p SessionShowParams) (cortex.
 		return out, err
 	}
 	out.LimitClampedTo = clamped
-	sess, err := s.findSession(ctx, p.Session, cortex.Tool(p.Tool), p.Host)
+	sess, err := s.findSession(ctx, p.Session, cortex.Tool(p.Agent), p.Host)
 	if err != nil {
 		return out, err
 	}

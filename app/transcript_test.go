@@ -116,7 +116,7 @@ func TestShowSessionMarksIncidentAnchors(t *testing.T) {
 		t.Fatalf("no skill incident: %v", err)
 	}
 	inc := list.Incidents[0]
-	got, err := s.ShowSession(ctx, SessionShowParams{Session: inc.SessionID, Tool: string(inc.Tool), Host: inc.Hostname,
+	got, err := s.ShowSession(ctx, SessionShowParams{Session: inc.SessionID, Agent: string(inc.Tool), Host: inc.Hostname,
 		Row: inc.AnchorLogIDs[0], Limit: MaxTranscriptLimit})
 	if err != nil {
 		t.Fatal(err)

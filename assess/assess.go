@@ -10,7 +10,6 @@ package assess
 import (
 	"context"
 	"io"
-	"strings"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/llm"
@@ -144,16 +143,8 @@ func (a *Assessor) Assess(ctx context.Context, target string, p Params) (Result,
 		NoIncident: inv.NoIncident, NoData: inv.NoData, Message: inv.Message, SuggestedFilters: inv.SuggestedFilters,
 		Matched: inv.Matched}
 	if inv.NoData {
-		// Nothing to assess is an error here (investigate reports it as
-		// an empty answer): the caller named something that is not there.
-		msg := inv.Message
-		if msg == "" {
-			msg = "no " + t.Lens + " incidents match these filters"
-		}
-		if len(inv.SuggestedFilters) > 0 {
-			msg += "; try: " + strings.Join(inv.SuggestedFilters, "; ")
-		}
-		return res, cortex.Errorf(cortex.CodeNotFound, "%s", msg)
+		// Nothing to assess: the caller named something that is not there.
+		return res, inv.NoDataError(t.Lens)
 	}
 	var provider llm.Provider
 	if mode != ModeNoLLM && len(inv.Bundles) > 0 {

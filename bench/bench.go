@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/cortexhq/cortex/ingest"
@@ -90,15 +89,6 @@ func RunIngest(ctx context.Context, o IngestOptions) (IngestReport, error) {
 		}
 	}
 	return rep, nil
-}
-
-// PeakRSSMB is the process's peak resident set size in MB.
-func PeakRSSMB() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Maxrss) / 1024 // Linux reports KiB
 }
 
 // TempDB returns a fresh database path in a new temporary folder.

@@ -96,7 +96,7 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 			r, err := s.Incidents(ctx, cortex.LensHook, cortex.IncidentParams{Since: since})
 			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
 		}},
-		{"incidents", "cortex ai incidents", func() (string, error) {
+		{"abuse-incidents", "cortex ai abuse-incidents", func() (string, error) {
 			r, err := s.Incidents(ctx, cortex.LensAbuse, cortex.IncidentParams{})
 			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
 		}},

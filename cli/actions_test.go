@@ -16,6 +16,8 @@ var cliName = map[string]map[string]string{
 	"*": {"window_minutes": "window", "signals": "signal", "terms": "term",
 		"correlation_window_minutes": "correlation-window"},
 	"mcp_events":        {"mcp_server": "server", "only_mcp": "mcp-only"},
+	"incidents":         {"mcp_server": "server", "hook_source": "source"},
+	"investigate":       {"mcp_server": "server", "hook_source": "source", "lens": "lens"},
 	"hook_events":       {"hook_source": "source"},
 	"mcp_incidents":     {"mcp_server": "server", "target": ""},
 	"mcp_investigate":   {"mcp_server": "server", "target": ""},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,6 +46,8 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 		NewCmdAIHooks(f),
 		NewCmdAIBackfill(f, nil, nil),
 		NewCmdAIAbuse(f, nil),
+		NewCmdAIAllIncidents(f, nil),
+		NewCmdAIInvestigateAny(f, nil),
 		NewCmdAIIncidents(f, cortex.LensAbuse, nil),
 		NewCmdAIInvestigate(f, cortex.LensAbuse, nil),
 		NewCmdAIIncidents(f, cortex.LensSkill, nil),
@@ -69,11 +70,11 @@ investigate builds bounded evidence bundles with deterministic findings.`,
 // scopeFlags are the filters of every AI listing: agent, project, session,
 // host and time range.
 type scopeFlags struct {
-	Tool, Project, Session, Host, Since, Until string
+	Agent, Project, Session, Host, Since, Until string
 }
 
 func (sc *scopeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&sc.Tool, "tool", "", "only this agent: claude, codex or gemini")
+	agentFlag(cmd, &sc.Agent)
 	cmd.Flags().StringVar(&sc.Project, "project", "", "only this project")
 	cmd.Flags().StringVar(&sc.Session, "session", "", "only this session id")
 	cmd.Flags().StringVar(&sc.Host, "host", "", "only this host")
@@ -99,14 +100,21 @@ func timeRange(f *Factory, since, until string) (time.Time, time.Time, error) {
 // eventFlags are the filters every event listing takes.
 type eventFlags struct {
 	scopeFlags
-	Limit int
-	JSON  bool
+	Limit  int
+	Cursor string
+	JSON   bool
 }
 
 func (e *eventFlags) register(cmd *cobra.Command) {
 	e.scopeFlags.register(cmd)
 	cmd.Flags().IntVar(&e.Limit, "limit", app.DefaultEventsLimit, fmt.Sprintf("maximum events (max %d)", app.MaxEventsLimit))
-	cmd.Flags().BoolVar(&e.JSON, "json", false, `print JSON: {"events":[…],"total":N,"truncated":bool}`)
+	cursorFlag(cmd, &e.Cursor)
+	cmd.Flags().BoolVar(&e.JSON, "json", false, `print JSON: {"events":[…],"total":N,"truncated":bool,"next":"…"}`)
+}
+
+// cursorFlag registers --cursor: the next page of a listing.
+func cursorFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "cursor", "", "continue a listing: the next value of the previous page")
 }
 
 func (e *eventFlags) filter(f *Factory) (cortex.EventFilter, error) {
@@ -114,8 +122,12 @@ func (e *eventFlags) filter(f *Factory) (cortex.EventFilter, error) {
 	if err != nil {
 		return cortex.EventFilter{}, err
 	}
-	return cortex.EventFilter{Tool: cortex.Tool(e.Tool), Project: e.Project, Session: e.Session, Host: e.Host,
-		Since: since, Until: until, Limit: e.Limit}, nil
+	after, err := cortex.DecodeCursor(e.Cursor)
+	if err != nil {
+		return cortex.EventFilter{}, err
+	}
+	return cortex.EventFilter{Tool: cortex.Tool(e.Agent), Project: e.Project, Session: e.Session, Host: e.Host,
+		Since: since, Until: until, Limit: e.Limit, After: after}, nil
 }
 
 // withService opens the store read-only (the local database, or a team
@@ -126,7 +138,7 @@ func withService(ctx context.Context, f *Factory, fn func(*app.Service) error) e
 		return err
 	}
 	defer closeStore()
-	return fn(app.New(st))
+	return fn(f.NewService(st))
 }
 
 // SkillsOptions are the flags of `cortex ai skills`.
@@ -175,27 +187,31 @@ func skillsRun(ctx context.Context, f *Factory, opts *SkillsOptions) error {
 			if err != nil {
 				return err
 			}
-			return printList(f, res, opts.JSON, noSkillEvents, "SKILL\tPLUGIN\tEVENTS\tSESSIONS\tAGENTS\tFIRST SEEN\tLAST SEEN",
+			return printList(f, res, opts.JSON, noSkillEvents, []column{{name: "SKILL", max: 48, shrink: true},
+				{name: "PLUGIN", max: 24, shrink: true}, {name: "EVENTS"}, {name: "SESSIONS"}, {name: "AGENTS"}, {name: "FIRST SEEN"},
+				{name: "LAST SEEN"}},
 				func(e cortex.SkillSummary) []string {
-					return []string{OneLine(e.SkillName, 40), OneLine(e.SkillPlugin, 20), fmt.Sprint(e.Events), fmt.Sprint(e.Sessions),
-						e.Tools, e.FirstSeen[:16], e.LastSeen[:16]}
+					return []string{e.SkillName, e.SkillPlugin, fmt.Sprint(e.Events), fmt.Sprint(e.Sessions),
+						e.Tools, f.timeCell(e.FirstSeen, false), f.timeCell(e.LastSeen, false)}
 				})
 		}
 		res, err := s.SkillEvents(ctx, p)
 		if err != nil {
 			return err
 		}
-		return printList(f, res, opts.JSON, noSkillEvents, "TIME\tTOOL\tSKILL\tKIND\tSESSION\tPROJECT",
+		return printList(f, res, opts.JSON, noSkillEvents, []column{{name: "TIME"}, {name: "AGENT"},
+			{name: "SKILL", max: 48, shrink: true}, {name: "KIND"}, {name: "SESSION"}, {name: "PROJECT", max: 60, shrink: true}},
 			func(e cortex.SkillEventRow) []string {
-				return []string{e.Timestamp[:19], string(e.Tool), OneLine(e.SkillName, 40), e.EventKind, shortSession(e.SessionID),
-					OneLine(e.Project, 40)}
+				return []string{f.timeCell(e.Timestamp, true), string(e.Tool), e.SkillName, e.EventKind, shortSession(e.SessionID),
+					e.Project}
 			})
 	})
 }
 
 // printList writes an event listing: JSON as is, or a table (header, one
-// row per event) followed by a truncation note, or the empty message.
-func printList[T any](f *Factory, res cortex.EventList[T], asJSON bool, empty, header string, row func(T) []string) error {
+// row per event) followed by how to get the next page, or the empty
+// message.
+func printList[T any](f *Factory, res cortex.EventList[T], asJSON bool, empty string, cols []column, row func(T) []string) error {
 	if asJSON {
 		return f.IO.WriteJSON(res)
 	}
@@ -203,23 +219,16 @@ func printList[T any](f *Factory, res cortex.EventList[T], asJSON bool, empty, h
 		f.IO.Printf("%s\n", empty)
 		return nil
 	}
-	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, header)
+	t := newTable(f, cols...)
 	for _, e := range res.Events {
-		fmt.Fprintln(w, strings.Join(row(e), "\t"))
+		t.add(row(e)...)
 	}
-	w.Flush()
-	printTruncated(f, res.Truncated, len(res.Events))
+	t.print()
+	printMore(f, len(res.Events), 0, res.Next)
 	return nil
 }
 
 const noSkillEvents = "No skill events found. (Indexed before events existed? Run: cortex ai backfill --all)"
-
-func printTruncated(f *Factory, truncated bool, n int) {
-	if truncated {
-		f.IO.Printf("(showing %d; use --limit or narrow the filters)\n", n)
-	}
-}
 
 // MCPEventsOptions are the flags of `cortex ai mcp-events`.
 type MCPEventsOptions struct {
@@ -271,7 +280,9 @@ func mcpEventsRun(ctx context.Context, f *Factory, opts *MCPEventsOptions) error
 		if err != nil {
 			return err
 		}
-		return printList(f, res, opts.JSON, "No tool calls found.", "TIME\tAGENT\tTOOL\tSTATUS\tMS\tSESSION\tDETAIL",
+		return printList(f, res, opts.JSON, "No tool calls found.", []column{{name: "TIME"}, {name: "AGENT"},
+			{name: "TOOL", max: 48, shrink: true}, {name: "STATUS", style: statusStyle}, {name: "MS"}, {name: "SESSION"},
+			{name: "DETAIL", max: 120, shrink: true}},
 			func(e cortex.ToolEventRow) []string {
 				ms := ""
 				if e.DurationMS != nil {
@@ -281,8 +292,8 @@ func mcpEventsRun(ctx context.Context, f *Factory, opts *MCPEventsOptions) error
 				if detail == "" {
 					detail = e.ArgumentsJSON
 				}
-				return []string{e.Timestamp[:19], string(e.Tool), OneLine(e.ToolName, 40), e.Status, ms, shortSession(e.SessionID),
-					OneLine(detail, 60)}
+				return []string{f.timeCell(e.Timestamp, true), string(e.Tool), e.ToolName, e.Status, ms, shortSession(e.SessionID),
+					detail}
 			})
 	})
 }
@@ -338,7 +349,9 @@ func hookEventsRun(ctx context.Context, f *Factory, opts *HookEventsOptions) err
 		if err != nil {
 			return err
 		}
-		return printList(f, res, opts.JSON, "No hook events found.", "TIME\tAGENT\tHOOK\tSTATUS\tEXIT\tEVIDENCE\tCOMMAND",
+		return printList(f, res, opts.JSON, "No hook events found.", []column{{name: "TIME"}, {name: "AGENT"},
+			{name: "HOOK", max: 40, shrink: true}, {name: "STATUS", style: statusStyle}, {name: "EXIT"}, {name: "EVIDENCE"},
+			{name: "COMMAND", max: 120, shrink: true}},
 			func(e cortex.HookEventRow) []string {
 				exit := ""
 				if e.ExitCode != nil {
@@ -348,7 +361,7 @@ func hookEventsRun(ctx context.Context, f *Factory, opts *HookEventsOptions) err
 				if name == "" {
 					name = e.HookEvent
 				}
-				return []string{e.Timestamp[:19], string(e.Tool), OneLine(name, 32), e.Status, exit, e.EvidenceKind, OneLine(e.HookCommand, 60)}
+				return []string{f.timeCell(e.Timestamp, true), string(e.Tool), name, e.Status, exit, e.EvidenceKind, e.HookCommand}
 			})
 	})
 }
@@ -424,7 +437,16 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 		return err
 	}
 	defer db.Close()
-	progress, done := scanProgress(f, opts.JSON)
+	progress, done, err := scanProgress(f, opts.JSON, func() (int64, error) {
+		total, err := ingest.BackfillScope(ctx, db, opts.Kinds, opts.AfterID, since)
+		if opts.Limit > 0 {
+			total = min(total, int64(opts.Limit))
+		}
+		return total, err
+	})
+	if err != nil {
+		return err
+	}
 	res, err := app.New(db).Backfill(ctx, app.BackfillParams{Kinds: opts.Kinds, Since: since, Limit: opts.Limit, AfterID: opts.AfterID,
 		DryRun: opts.DryRun, Hostname: cfg.Hostname, Holder: "cli", Progress: progress})
 	done()

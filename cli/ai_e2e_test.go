@@ -1,10 +1,13 @@
 package cli_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/testcorpus"
 )
 
@@ -80,15 +83,27 @@ func TestEventCommandsEndToEnd(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "TIME") {
 		t.Errorf("human mcp-events output:\n%s", out)
 	}
-	_, errOut, code := e.run("--db", db, "ai", "skills", "--tool", "cursor")
-	if code != 2 || !strings.Contains(errOut, "unknown tool") {
-		t.Errorf("bad --tool: exit %d %s", code, errOut)
+	// --agent, and --tool, its older name.
+	for _, flag := range []string{"--agent", "--tool"} {
+		_, errOut, code := e.run("--db", db, "ai", "skills", flag, "cursor")
+		if code != 2 || !strings.Contains(errOut, "unknown agent") {
+			t.Errorf("bad %s: exit %d %s", flag, code, errOut)
+		}
+	}
+	// A mistyped subcommand is a usage error with a suggestion.
+	_, errOut, code := e.run("--db", db, "ai", "skil-incidents")
+	if code != 2 || !strings.Contains(errOut, `did you mean "skill-incidents"`) {
+		t.Errorf("mistyped subcommand: exit %d %s", code, errOut)
 	}
 	_, errOut, code = e.run("--db", db, "ai", "backfill")
 	if code != 2 || !strings.Contains(errOut, "--all") {
 		t.Errorf("backfill without kinds: exit %d %s", code, errOut)
 	}
 }
+
+// configChanged is when the test's agent configuration files were last
+// changed.
+var configChanged = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func TestBackfillAndHookConfigEndToEnd(t *testing.T) {
 	corpus := realCorpus(t)
@@ -102,6 +117,12 @@ func TestBackfillAndHookConfigEndToEnd(t *testing.T) {
 		"claude/planetfall-seed-signalkit/68/4e6d7327e9/0/full.jsonl": ".claude/projects/-p/s.jsonl",
 	} {
 		copyFile(t, filepath.Join(corpus, src), filepath.Join(e.home, dst))
+		// Configured hooks are dated by their file, not by the index run.
+		if strings.Contains(dst, "settings") || strings.Contains(dst, "hooks") || strings.Contains(dst, "config") {
+			if err := os.Chtimes(filepath.Join(e.home, dst), configChanged, configChanged); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	var idx struct {
 		Events     map[string]int `json:"events"`
@@ -132,6 +153,10 @@ func TestBackfillAndHookConfigEndToEnd(t *testing.T) {
 		tools[ev["ai_tool"]] = true
 		if ev["log_id"] != nil || ev["ai_session_id"] != nil || ev["status"] != "configured" {
 			t.Errorf("a configured hook looks like a run: %v", ev)
+		}
+		if ev["timestamp"] != cortex.FormatTime(configChanged) || ev["last_seen"] == ev["timestamp"] {
+			t.Errorf("a configured hook is dated %v (last seen %v), not by its file (%s)", ev["timestamp"], ev["last_seen"],
+				cortex.FormatTime(configChanged))
 		}
 	}
 	if !tools["claude"] || !tools["codex"] || !tools["gemini"] {

@@ -151,7 +151,7 @@ func (o *AssessOptions) params(f *Factory) (assess.Params, error) {
 			hook = o.Subject
 		}
 	}
-	ip := cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Tool: cortex.Tool(o.Tool), Project: o.Project,
+	ip := cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Tool: cortex.Tool(o.Agent), Project: o.Project,
 		Session: o.Session, Host: o.Host, Since: since, Until: until, Skill: skill, Plugin: o.Plugin, Terms: o.Terms,
 		Target: target, MCPServer: o.Server, MCPTool: o.MCPTool, ToolName: o.ToolName, Hook: hook,
 		WindowMinutes: o.Window, IncidentID: o.IncidentID, Signals: o.Signals, MinScore: o.MinScore, Limit: limit}, All: o.All,
@@ -293,7 +293,8 @@ func printAssessment(f *Factory, res assess.Result) {
 	if len(res.OtherMatching) > 0 {
 		f.IO.Printf("\nOther matching incidents (%d of %d; assess one with --incident-id):\n", len(res.OtherMatching), res.Total)
 		for _, o := range res.OtherMatching {
-			f.IO.Printf("  %s  %-8s %5.0f  %s → %s  session %s\n", o.ID, o.Label, o.Score, o.FirstSeen[:16], o.LastSeen[:16],
+			f.IO.Printf("  %s  %-8s %5.0f  %s → %s  session %s\n", o.ID, o.Label, o.Score, f.timeCell(o.FirstSeen, false),
+				f.timeCell(o.LastSeen, false),
 				shortSession(o.SessionID))
 		}
 	}
@@ -366,6 +367,7 @@ type LLMInvocationsOptions struct {
 	Action string
 	Status string
 	Limit  int
+	Cursor string
 	JSON   bool
 }
 
@@ -388,7 +390,8 @@ marked interrupted when the next runner starts.`,
 	fl.StringVar(&opts.Action, "action", "", "only this action (skill_assess, ai_assess, mcp_assess, hook_assess)")
 	fl.StringVar(&opts.Status, "status", "", "only this status (success, error, timeout, cancelled, disabled, rate_limited, circuit_open, denied, dry_run, interrupted, running)")
 	fl.IntVar(&opts.Limit, "limit", app.DefaultInvocationsLimit, fmt.Sprintf("maximum rows (max %d)", app.MaxInvocationsLimit))
-	fl.BoolVar(&opts.JSON, "json", false, `print JSON: {"invocations":[…],"total":N,"truncated":bool}`)
+	cursorFlag(cmd, &opts.Cursor)
+	fl.BoolVar(&opts.JSON, "json", false, `print JSON: {"invocations":[…],"total":N,"truncated":bool,"next":"…"}`)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if runF != nil {
 			return runF(cmd.Context(), opts)
@@ -403,7 +406,11 @@ func llmInvocationsRun(ctx context.Context, f *Factory, opts *LLMInvocationsOpti
 	if err != nil {
 		return err
 	}
-	p := cortex.InvocationParams{Since: since, Action: opts.Action, Status: opts.Status, Limit: opts.Limit}
+	after, err := cortex.DecodeCursor(opts.Cursor)
+	if err != nil {
+		return err
+	}
+	p := cortex.InvocationParams{Since: since, Action: opts.Action, Status: opts.Status, Limit: opts.Limit, After: after}
 	return withService(ctx, f, func(s *app.Service) error {
 		res, err := s.Invocations(ctx, p)
 		if err != nil {
@@ -416,6 +423,9 @@ func llmInvocationsRun(ctx context.Context, f *Factory, opts *LLMInvocationsOpti
 			f.IO.Printf("No LLM invocations.\n")
 			return nil
 		}
+		t := newTable(f, column{name: "STARTED"}, column{name: "ACTION"}, column{name: "STATUS", style: statusStyle},
+			column{name: "VIA"}, column{name: "TIME"}, column{name: "PROMPT B"}, column{name: "INCIDENT", max: 48, shrink: true},
+			column{name: "ID"}, column{name: "ERROR", max: 160, shrink: true})
 		for _, inv := range res.Invocations {
 			dur := "-"
 			if inv.DurationMS != nil {
@@ -425,15 +435,11 @@ func llmInvocationsRun(ctx context.Context, f *Factory, opts *LLMInvocationsOpti
 			if subject == "" {
 				subject = "-"
 			}
-			f.IO.Printf("%s  %-12s %-13s %-4s %6s  %7s B  %s  %s\n", inv.StartedAt.UTC().Format("2006-01-02 15:04:05"), inv.Action,
-				inv.Status, inv.CallerSurface, dur, commas(int(inv.PromptBytes)), OneLine(subject, 40), inv.ID)
-			if inv.Error != "" {
-				f.IO.Printf("    %s\n", OneLine(inv.Error, 160))
-			}
+			t.add(f.timeCell(cortex.FormatTime(inv.StartedAt), true), inv.Action, inv.Status, inv.CallerSurface, dur,
+				commas(int(inv.PromptBytes)), subject, inv.ID, inv.Error)
 		}
-		if res.Truncated {
-			f.IO.Printf("(more rows: raise --limit or narrow with --since/--action/--status)\n")
-		}
+		t.print()
+		printMore(f, len(res.Invocations), 0, res.Next)
 		return nil
 	})
 }

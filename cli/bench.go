@@ -121,7 +121,7 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 			f.IO.Printf("corpus    %s: %.1f MB, %d files\n", rep.Corpus, float64(rep.CorpusBytes)/1e6, rep.Files)
 			f.IO.Printf("ingest    %d records read, %d rows stored in %.2f s: %.0f records/s, %.0f rows/s, %.1f MB/s\n",
 				rep.Records, rep.Rows, rep.Seconds, rep.RecordsPerSec, rep.RowsPerSec, rep.MBPerSec)
-			f.IO.Printf("memory    peak RSS %.0f MB\n", rep.PeakRSSMB)
+			f.IO.Printf("memory    %s\n", peakRSS(rep.PeakRSSMB))
 			f.IO.Printf("database  %.1f MB\n", float64(rep.DBBytes)/1e6)
 			f.IO.Printf("re-scan   %d unchanged files in %.3f s\n", rep.RescanFiles, rep.RescanSeconds)
 			if keep {
@@ -213,4 +213,12 @@ func parseSize(s string) (int64, error) {
 		return 0, cortex.Errorf(cortex.CodeInvalid, "invalid size %q (use e.g. 500MB or 1GB)", s)
 	}
 	return int64(n * float64(mult)), nil
+}
+
+// peakRSS renders a peak RSS figure; 0 means the platform cannot measure it.
+func peakRSS(mb float64) string {
+	if mb == 0 {
+		return "peak RSS not measured on this platform"
+	}
+	return fmt.Sprintf("peak RSS %.0f MB", mb)
 }

@@ -116,7 +116,7 @@ func printBenchHTTP(f *Factory, rep bench.HTTPLoadReport, keep bool, dbPath stri
 		rep.Records, rep.Rows, rep.IngestSeconds, rep.Readers, rep.RecordsPerSec, rep.RowsPerSec, rep.MBPerSec)
 	f.IO.Printf("requests  %d in %.2f s: %.0f/s, %d errors; %d skills investigated\n",
 		rep.Requests, rep.Seconds, rep.RequestsPerSec, rep.Errors, rep.SkillsInvestigated)
-	f.IO.Printf("memory    peak RSS %.0f MB\n", rep.PeakRSSMB)
+	f.IO.Printf("memory    %s\n", peakRSS(rep.PeakRSSMB))
 	f.IO.Printf("database  %.1f MB\n", float64(rep.DBBytes)/1e6)
 	if keep {
 		f.IO.Printf("kept      %s\n", dbPath)

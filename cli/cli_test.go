@@ -105,3 +105,98 @@ func TestSafeStripsControlCharacters(t *testing.T) {
 		t.Errorf("OneLine cut = %q", got)
 	}
 }
+
+func TestQueryFromArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// The README's example after the shell removed its quotes.
+		{[]string{"timeout", "OR", "rate limit"}, `timeout OR "rate limit"`},
+		{[]string{"permission denied"}, `"permission denied"`},
+		{[]string{"permission", "denied"}, `permission denied`},
+		{[]string{`"already quoted"`}, `"already quoted"`},
+		{[]string{`say "hi" there`}, `"say  hi  there"`},
+		{[]string{"cargo-build"}, `cargo-build`},
+	} {
+		if got := queryFromArgs(tc.args); got != tc.want {
+			t.Errorf("queryFromArgs(%q) = %s, want %s", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestTableFitsDisplayWidth(t *testing.T) {
+	f, out, _ := testFactory()
+	f.IO.Width = 40
+	tb := newTable(f, column{name: "TIME"}, column{name: "TEXT", shrink: true}, column{name: "ID"})
+	tb.add("12:00", "日本語のテキストがとても長い行になります and more", "id-1")
+	tb.add("12:01", "🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂 emoji", "id-2")
+	tb.print()
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "TIME") {
+		t.Fatalf("table:\n%s", out)
+	}
+	for _, l := range lines {
+		if w := width(l); w > 40 {
+			t.Errorf("line is %d columns wide, over 40: %q", w, l)
+		}
+		if !strings.HasSuffix(l, "ID") && !strings.Contains(l, "id-") {
+			t.Errorf("the id column was cut: %q", l)
+		}
+	}
+	if got := cutWidth("日本語", 4); got != "日…" || width(got) > 4 {
+		t.Errorf("cutWidth = %q", got)
+	}
+	// Without a terminal width nothing is cut.
+	f2, out2, _ := testFactory()
+	tb2 := newTable(f2, column{name: "A", shrink: true})
+	long := strings.Repeat("x", 300)
+	tb2.add(long)
+	tb2.print()
+	if !strings.Contains(out2.String(), long) {
+		t.Error("piped output was cut")
+	}
+}
+
+func TestTimesAreLocalUnlessUTC(t *testing.T) {
+	f, _, _ := testFactory()
+	loc := time.FixedZone("X", 2*3600)
+	old := time.Local
+	time.Local = loc
+	defer func() { time.Local = old }()
+	if got := f.timeCell("2026-11-30T12:00:00.000Z", false); got != "2026-11-30 14:00" {
+		t.Errorf("local: %s", got)
+	}
+	f.UTC = true
+	if got := f.timeCell("2026-11-30T12:00:00.000Z", true); got != "2026-11-30 12:00:00" {
+		t.Errorf("utc: %s", got)
+	}
+}
+
+func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
+	for _, tc := range []struct {
+		tty, noColor bool
+		want         bool
+	}{{true, false, true}, {true, true, false}, {false, false, false}} {
+		f, out, _ := testFactory()
+		f.IO.StdoutTTY, f.IO.NoColor = tc.tty, tc.noColor
+		tb := newTable(f, column{name: "LABEL", style: labelStyle})
+		tb.add("critical")
+		tb.print()
+		if got := strings.Contains(out.String(), "\x1b["); got != tc.want {
+			t.Errorf("tty %v NO_COLOR %v: colour %v:\n%q", tc.tty, tc.noColor, got, out)
+		}
+	}
+}
+
+func TestProgressLineHasTotalAndETA(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	p := newProgressLine(func() time.Time { return now }, 1_000_000, "rows")
+	now = now.Add(10 * time.Second)
+	got := p.line(250_000)
+	for _, want := range []string{"250,000 of 1,000,000 rows", "(25%)", "25,000 rows/s", "about 30s left"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress %q lacks %q", got, want)
+		}
+	}
+}

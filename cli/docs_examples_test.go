@@ -153,7 +153,7 @@ func TestDocExamplesRun(t *testing.T) {
 		} `json:"incidents"`
 	}
 	e.json(&skill, "ai", "skill-incidents", "--json")
-	e.json(&abuse, "ai", "incidents", "--json")
+	e.json(&abuse, "ai", "abuse-incidents", "--json")
 	if len(skill.Incidents) == 0 || len(abuse.Incidents) == 0 {
 		t.Fatal("the labelled store has no incidents")
 	}

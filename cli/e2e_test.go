@@ -150,13 +150,21 @@ func TestDefaultRootsEndToEnd(t *testing.T) {
 	}
 }
 
+// indexedPath indexes path with the real binary into a new store and
+// returns the store's path.
+func indexedPath(t *testing.T, e *env, path string) string {
+	t.Helper()
+	db := filepath.Join(e.home, "c.db")
+	if out, errOut, code := e.run("--db", db, "index", path, "--json"); code != 0 {
+		t.Fatalf("index %s: exit %d %s %s", path, code, out, errOut)
+	}
+	return db
+}
+
 func TestSearchEndToEnd(t *testing.T) {
 	corpus := realCorpus(t)
 	e := newEnv(t)
-	db := filepath.Join(e.home, "c.db")
-	if out, errOut, code := e.run("--db", db, "index", filepath.Join(corpus, "codex"), "--json"); code != 0 {
-		t.Fatalf("index: %d %s %s", code, out, errOut)
-	}
+	db := indexedPath(t, e, filepath.Join(corpus, "codex"))
 	var res struct {
 		Hits []struct {
 			Tool    string `json:"ai_tool"`

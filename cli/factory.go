@@ -26,9 +26,11 @@ type Factory struct {
 	DBPath     string
 	// StoreURL is the global --store flag.
 	StoreURL string
-	Env      config.Env
-	Now      func() time.Time
-	Logger   *slog.Logger
+	// UTC shows times in UTC instead of the local zone (--utc).
+	UTC    bool
+	Env    config.Env
+	Now    func() time.Time
+	Logger *slog.Logger
 	// Provider builds LLM providers (nil: the configured Gemini CLI);
 	// tests inject fakes.
 	Provider app.ProviderFactory
@@ -143,6 +145,7 @@ func (f *Factory) NewService(db app.Store) *app.Service {
 	s.Logger = f.Logger
 	if f.cfg != nil {
 		s.Host = f.cfg.Hostname
+		s.Prices = f.cfg.Prices
 	}
 	return s
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -30,15 +29,22 @@ type IncidentOptions struct {
 	IncidentID                                string
 	IncludeUsage                              bool
 	Limit                                     int
+	Cursor                                    string
 	JSON                                      bool
+	// Detail prints whole evidence bundles with --json (else summaries).
+	Detail bool
 	// Format is the investigation's output: text, md or json.
 	Format string
 	// Investigation flags.
 	All               bool
 	CorrelationWindow int
 	MaxBytes          int
-	// Lens is the lens the command works on.
+	// Lens is the lens the command works on ("" for every lens).
 	Lens string
+	// Lenses (--lens of ai incidents) and LensName (--lens of ai
+	// investigate) choose lenses on the all-lens commands.
+	Lenses   []string
+	LensName string
 }
 
 func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate bool) {
@@ -51,6 +57,20 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 	fl.Float64Var(&o.MinScore, "min-score", 0, "only incidents scoring at least this")
 	fl.StringVar(&o.IncidentID, "incident-id", "", "only this incident (found at any rank)")
 	fl.BoolVar(&o.JSON, "json", false, "print JSON")
+	if lens == "" {
+		// The all-lens commands take every lens's subject filters; one
+		// given picks its lens.
+		fl.StringVar(&o.Skill, "skill", "", "only this skill (skill lens)")
+		fl.StringVar(&o.Plugin, "plugin", "", "only skills of this plugin (skill lens)")
+		fl.StringVar(&o.Target, "target", "", "an MCP server, mcp__server__tool or server/tool (mcp lens)")
+		mcpSubjectFlags(cmd, &o.Server, &o.MCPTool, &o.ToolName)
+		fl.StringVar(&o.Hook, "hook", "", "a hook: PostToolUse, post_tool_use or PostToolUse:Bash (hook lens)")
+		hookSubjectFlags(cmd, &o.HookEvent, &o.HookSource, &o.EvidenceKind)
+		fl.StringSliceVar(&o.Terms, "term", nil, "abuse terms instead of the defaults (abuse lens; repeatable)")
+		if !investigate {
+			fl.BoolVar(&o.IncludeUsage, "include-usage", false, "also list use without a negative signal")
+		}
+	}
 	switch lens {
 	case cortex.LensAbuse:
 		fl.StringSliceVar(&o.Terms, "term", nil, "abuse terms to look for instead of the defaults (repeatable, at most 16)")
@@ -81,8 +101,10 @@ func (o *IncidentOptions) register(cmd *cobra.Command, lens string, investigate 
 		fl.IntVar(&o.CorrelationWindow, "correlation-window", incident.DefaultCorrelationMinutes,
 			fmt.Sprintf("minutes around the incident for nearby logs, errors and tool failures (1..%d)", incident.MaxWindowMinutes))
 		fl.IntVar(&o.MaxBytes, "max-bytes", incident.DefaultMaxBytes, "bound on the text of each evidence row")
+		fl.BoolVar(&o.Detail, "detail", false, "with --json or --format json: the full evidence bundles instead of summaries")
 	} else {
 		fl.IntVar(&o.Limit, "limit", incident.DefaultLimit, fmt.Sprintf("maximum incidents (max %d)", incident.MaxLimit))
+		cursorFlag(cmd, &o.Cursor)
 	}
 }
 
@@ -91,7 +113,11 @@ func (o *IncidentOptions) params(f *Factory) (cortex.IncidentParams, error) {
 	if err != nil {
 		return cortex.IncidentParams{}, err
 	}
-	return cortex.IncidentParams{Tool: cortex.Tool(o.Tool), Project: o.Project, Session: o.Session, Host: o.Host,
+	after, err := cortex.DecodeCursor(o.Cursor)
+	if err != nil {
+		return cortex.IncidentParams{}, err
+	}
+	return cortex.IncidentParams{After: after, Tool: cortex.Tool(o.Agent), Project: o.Project, Session: o.Session, Host: o.Host,
 		Since: since, Until: until, Skill: o.Skill, Plugin: o.Plugin, Terms: o.Terms, WindowMinutes: o.Window,
 		Signals: o.Signals, MinScore: o.MinScore, IncidentID: o.IncidentID, IncludeUsage: o.IncludeUsage, Limit: o.Limit,
 		Target: o.Target, MCPServer: o.Server, MCPTool: o.MCPTool, ToolName: o.ToolName,
@@ -126,18 +152,67 @@ func (o *IncidentOptions) setSubject(arg string) {
 	}
 }
 
-// NewCmdAIIncidents builds `cortex ai incidents` (abuse) and `cortex ai
-// skill-incidents`.
-func NewCmdAIIncidents(f *Factory, lens string, runF func(context.Context, *IncidentOptions) error) *cobra.Command {
+// NewCmdAIAllIncidents builds `cortex ai incidents`: the incidents of
+// every lens of the engine in one list.
+func NewCmdAIAllIncidents(f *Factory, runF func(context.Context, *IncidentOptions) error) *cobra.Command {
 	opts := &IncidentOptions{}
 	cmd := &cobra.Command{
 		Use:   "incidents",
+		Short: "Incidents of every lens in one list, most severe first",
+		Long: `Lists the incidents of every lens (` + strings.Join(incident.Names(), ", ") + `) in one table with a LENS
+column: the most severe label first (critical, high, medium, low), then by the lens's
+score, then the newest. --lens keeps some lenses; --signal keeps incidents with one of
+the signals (and the lenses that report them). Investigate one with
+cortex ai investigate INCIDENT_ID; each lens also has its own command
+(cortex ai skill-incidents, mcp-incidents, hook-incidents, abuse-incidents) with the
+lens's subject filters.`,
+		Example: `  cortex ai incidents --since 7d
+  cortex ai incidents --lens skill --lens mcp --json
+  cortex ai investigate skill-inc-3871b0698ae1063daab5bdad67c8926d`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return allIncidentsRun(cmd.Context(), f, opts)
+		},
+	}
+	opts.register(cmd, "", false)
+	cmd.Flags().StringSliceVar(&opts.Lenses, "lens", nil, "only these lenses: "+strings.Join(incident.Names(), ", ")+" (repeatable)")
+	return cmd
+}
+
+func allIncidentsRun(ctx context.Context, f *Factory, opts *IncidentOptions) error {
+	p, err := opts.params(f)
+	if err != nil {
+		return err
+	}
+	return withService(ctx, f, func(s *app.Service) error {
+		res, err := s.IncidentsOfLenses(ctx, opts.Lenses, p)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return f.IO.WriteJSON(res)
+		}
+		printIncidents(f, "", res)
+		return nil
+	})
+}
+
+// NewCmdAIIncidents builds the incident listing of one lens: `cortex ai
+// abuse-incidents`, `skill-incidents`, `mcp-incidents`, `hook-incidents`.
+func NewCmdAIIncidents(f *Factory, lens string, runF func(context.Context, *IncidentOptions) error) *cobra.Command {
+	opts := &IncidentOptions{}
+	cmd := &cobra.Command{
+		Use:   "abuse-incidents",
 		Short: "Bursts of abusive language from users, grouped and scored",
 		Long: `An abuse incident is a burst of abusive terms typed by the user in one session: terms
 matched on word boundaries in user messages only, grouped until --window minutes pass
-without another, scored count*10 + density*2 + distinct terms.`,
-		Example: `  cortex ai incidents --since 7d
-  cortex ai incidents --term wtf --term useless --json`,
+without another, scored count*10 + density*2 + distinct terms. (Before, this was
+cortex ai incidents, which now lists every lens.)`,
+		Example: `  cortex ai abuse-incidents --since 7d
+  cortex ai abuse-incidents --term wtf --term useless --json`,
 		Args: cobra.NoArgs,
 	}
 	if lens == cortex.LensSkill {
@@ -246,28 +321,36 @@ func printIncidents(f *Factory, lens string, res cortex.IncidentList) {
 			f.IO.Printf("No hook incidents: no hook runs with a negative signal. (See all runs: --include-usage)\n")
 		case cortex.LensFriction:
 			f.IO.Printf("No friction incidents: no interrupts, refusals, corrections or undo requests from the user.\n")
-		default:
+		case cortex.LensAbuse:
 			f.IO.Printf("No abuse incidents found.\n")
+		default:
+			f.IO.Printf("No incidents found in any lens. (Each lens's own listing can also show use without a negative signal: --include-usage)\n")
 		}
 		printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
 		return
 	}
-	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
 	what := map[string]string{cortex.LensSkill: "SKILL", cortex.LensMCP: "MCP", cortex.LensHook: "HOOK",
-		cortex.LensFriction: "CHARGED TO"}[lens]
+		cortex.LensFriction: "CHARGED TO", "": "SUBJECT"}[lens]
 	if what == "" {
 		what = "TERMS"
 	}
-	fmt.Fprintf(w, "SCORE\tLABEL\t%s\tSIGNALS\tTOOL\tSESSION\tLAST SEEN\tID\n", what)
+	cols := []column{{name: "SCORE"}, {name: "LABEL", style: labelStyle}, {name: what, max: 48, shrink: true},
+		{name: "SIGNALS", max: 80, shrink: true}, {name: "AGENT"}, {name: "SESSION"}, {name: "LAST SEEN"}, {name: "TOKENS"},
+		{name: "COST"}, {name: "ID"}}
+	if lens == "" {
+		cols = append([]column{{name: "LENS"}}, cols...)
+	}
+	t := newTable(f, cols...)
 	for _, inc := range res.Incidents {
-		subject := incidentSubject(inc)
-		fmt.Fprintf(w, "%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inc.Score, inc.Label, OneLine(subject, 40),
-			signalSummary(inc), inc.Tool, shortSession(inc.SessionID), inc.LastSeen[:16], inc.ID)
+		row := []string{fmt.Sprintf("%.0f", inc.Score), inc.Label, incidentSubject(inc), signalSummary(inc), string(inc.Tool),
+			shortSession(inc.SessionID), f.timeCell(inc.LastSeen, false), tokensCell(inc.Usage), costCell(inc.Usage), inc.ID}
+		if lens == "" {
+			row = append([]string{inc.Lens}, row...)
+		}
+		t.add(row...)
 	}
-	w.Flush()
-	if res.Truncated {
-		f.IO.Printf("(showing %d of %d; use --limit or narrow the filters)\n", len(res.Incidents), res.Total)
-	}
+	t.print()
+	printMore(f, len(res.Incidents), res.Total, res.Next)
 	printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
 }
 
@@ -299,19 +382,59 @@ func shortSignal(s string) string {
 	return s
 }
 
-// NewCmdAIInvestigate builds `cortex ai investigate` (abuse) and `cortex ai
-// skill-investigate [SKILL]`.
+// NewCmdAIInvestigateAny builds `cortex ai investigate [INCIDENT_ID]`: one
+// incident of any lens, by id (or the top incidents of --lens).
+func NewCmdAIInvestigateAny(f *Factory, runF func(context.Context, *IncidentOptions) error) *cobra.Command {
+	opts := &IncidentOptions{}
+	cmd := &cobra.Command{
+		Use:   "investigate [INCIDENT_ID]",
+		Short: "Evidence and deterministic findings for one incident of any lens, by id",
+		Long: `Give an incident id from cortex ai incidents (or any lens's listing): its lens is read
+from the id (inc-… abuse, skill-inc-…, mcp-inc-…, hook-inc-…) and you get its bounded
+evidence bundle — anchors, transcript before and after, failed tool calls and user
+corrections nearby, non-AI logs of the same host — with deterministic findings
+(failure mode, confidence, evidence ids, prevention hint), no LLM. Without an id,
+--lens (or a subject filter: --skill, --target, --hook, --term) investigates that
+lens's top incidents. With --json the bundles are summarized (findings, anchors,
+counts, ids) unless --detail. (Before, this was the abuse investigation, now
+cortex ai abuse-investigate.)`,
+		Example: `  cortex ai investigate skill-inc-3871b0698ae1063daab5bdad67c8926d
+  cortex ai investigate --lens hook --since 7d --json
+  cortex ai investigate --skill lavra:lavra-plan`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if opts.IncidentID != "" && opts.IncidentID != args[0] {
+					return usageError{errString("give the incident id once (argument or --incident-id)")}
+				}
+				opts.IncidentID = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return investigateRun(cmd.Context(), f, opts)
+		},
+	}
+	opts.register(cmd, "", true)
+	cmd.Flags().StringVar(&opts.LensName, "lens", "", "the lens when no incident id is given: "+strings.Join(incident.Names(), ", "))
+	return cmd
+}
+
+// NewCmdAIInvestigate builds the investigation of one lens: `cortex ai
+// abuse-investigate`, `skill-investigate [SKILL]`, `mcp-investigate
+// [TARGET]`, `hook-investigate [HOOK]`.
 func NewCmdAIInvestigate(f *Factory, lens string, runF func(context.Context, *IncidentOptions) error) *cobra.Command {
 	opts := &IncidentOptions{}
 	cmd := &cobra.Command{
-		Use:   "investigate",
+		Use:   "abuse-investigate",
 		Short: "Evidence and deterministic findings for the top abuse incidents",
 		Long: `Builds a bounded evidence bundle per incident — the anchors, the transcript before and
 after, failed tool calls and user corrections nearby, non-AI logs and errors of the same
 host — and derives findings (failure mode, confidence, evidence ids, prevention hint)
-without any LLM.`,
-		Example: `  cortex ai investigate --since 7d
-  cortex ai investigate --incident-id inc-… --json`,
+without any LLM. (Before, this was cortex ai investigate, which now takes any lens's
+incident id.)`,
+		Example: `  cortex ai abuse-investigate --since 7d
+  cortex ai abuse-investigate --incident-id inc-… --json`,
 		Args: cobra.NoArgs,
 	}
 	switch lens {
@@ -401,13 +524,23 @@ func investigateRun(ctx context.Context, f *Factory, opts *IncidentOptions) erro
 	ip := cortex.InvestigateParams{IncidentParams: p, All: opts.All, CorrelationWindowMinutes: opts.CorrelationWindow,
 		MaxBytes: opts.MaxBytes}
 	return withService(ctx, f, func(s *app.Service) error {
-		res, err := s.Investigate(ctx, opts.Lens, ip)
+		var res cortex.Investigation
+		lens := opts.Lens
+		if lens == "" { // cortex ai investigate: the id's, --lens or the subject's lens
+			res, lens, err = s.InvestigateAny(ctx, opts.LensName, ip)
+		} else {
+			res, err = s.Investigate(ctx, lens, ip)
+		}
 		if err != nil {
 			return err
 		}
+		if res.NoData {
+			// Nothing matched: not found, as for cortex assess (exit 3).
+			return res.NoDataError(lens)
+		}
 		switch {
 		case opts.JSON || opts.Format == "json":
-			return f.IO.WriteJSON(res)
+			return f.IO.WriteJSON(res.Summarized(opts.Detail))
 		case opts.Format == "md":
 			_, err := io.WriteString(f.IO.Out, report.Investigation(res))
 			return err
@@ -422,6 +555,7 @@ type AbuseOptions struct {
 	scopeFlags
 	Terms                          []string
 	Before, After, Limit, MaxBytes int
+	Cursor                         string
 	JSON                           bool
 }
 
@@ -451,6 +585,7 @@ word boundaries ("hell" does not match "shell"), newest first, each with --befor
 	fl.IntVar(&opts.After, "after", incident.DefaultAbuseContext, fmt.Sprintf("session rows after each match (max %d)", incident.MaxAbuseContext))
 	fl.IntVar(&opts.Limit, "limit", incident.DefaultAbuseLimit, fmt.Sprintf("maximum matches (max %d)", incident.MaxAbuseLimit))
 	fl.IntVar(&opts.MaxBytes, "max-bytes", incident.DefaultMaxBytes, "bound on the text of each row")
+	cursorFlag(cmd, &opts.Cursor)
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -460,8 +595,13 @@ func abuseRun(ctx context.Context, f *Factory, opts *AbuseOptions) error {
 	if err != nil {
 		return err
 	}
-	p := cortex.AbuseParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project, Session: opts.Session, Host: opts.Host,
-		Since: since, Until: until, Terms: opts.Terms, Before: opts.Before, After: opts.After, Limit: opts.Limit, MaxBytes: opts.MaxBytes}
+	cursor, err := cortex.DecodeCursor(opts.Cursor)
+	if err != nil {
+		return err
+	}
+	p := cortex.AbuseParams{Tool: cortex.Tool(opts.Agent), Project: opts.Project, Session: opts.Session, Host: opts.Host,
+		Since: since, Until: until, Terms: opts.Terms, Before: opts.Before, After: opts.After, Limit: opts.Limit, MaxBytes: opts.MaxBytes,
+		Cursor: cursor}
 	return withService(ctx, f, func(s *app.Service) error {
 		res, err := s.AbuseMatches(ctx, p)
 		if err != nil {
@@ -479,25 +619,23 @@ func abuseRun(ctx context.Context, f *Factory, opts *AbuseOptions) error {
 			if i > 0 {
 				f.IO.Printf("\n")
 			}
-			f.IO.Printf("%s  %s  session %s  term %q\n", m.Entry.Timestamp[:19], m.Entry.Tool, m.Entry.SessionID, m.Term)
+			f.IO.Printf("%s  %s  session %s  term %q\n", f.timeCell(m.Entry.Timestamp, true), m.Entry.Tool, OneLine(m.Entry.SessionID, 40), m.Term)
 			for _, r := range m.Before {
-				f.IO.Printf("    %s\n", rowLine(r, 160))
+				f.IO.Printf("    %s\n", rowLine(f, r, 160))
 			}
-			f.IO.Printf("  > %s\n", rowLine(m.Entry, 400))
+			f.IO.Printf("  > %s\n", rowLine(f, m.Entry, 400))
 			for _, r := range m.After {
-				f.IO.Printf("    %s\n", rowLine(r, 160))
+				f.IO.Printf("    %s\n", rowLine(f, r, 160))
 			}
 		}
-		if res.Truncated {
-			f.IO.Printf("(showing %d; use --limit or narrow the filters)\n", len(res.Matches))
-		}
+		printMore(f, len(res.Matches), 0, res.Next)
 		printScan(f, res.CandidateRows, res.CandidateWindowTruncated)
 		return nil
 	})
 }
 
 // rowLine renders an evidence row on one line: time, who, text.
-func rowLine(r cortex.EvidenceRow, max int) string {
+func rowLine(f *Factory, r cortex.EvidenceRow, max int) string {
 	who := string(r.Role)
 	switch {
 	case r.Tool == "":
@@ -505,9 +643,5 @@ func rowLine(r cortex.EvidenceRow, max int) string {
 	case r.ToolName != "":
 		who += ":" + OneLine(r.ToolName, 24)
 	}
-	ts := r.Timestamp
-	if len(ts) >= 19 {
-		ts = ts[11:19]
-	}
-	return fmt.Sprintf("[%d] %s %s  %s", r.ID, ts, who, OneLine(r.Message, max))
+	return fmt.Sprintf("[%d] %s %s  %s", r.ID, f.clockCell(r.Timestamp), who, OneLine(r.Message, max))
 }

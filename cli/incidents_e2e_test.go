@@ -11,6 +11,7 @@ import (
 
 type incidentJSON struct {
 	ID             string         `json:"incident_id"`
+	Lens           string         `json:"lens"`
 	SkillName      string         `json:"skill_name"`
 	Terms          []string       `json:"terms"`
 	SignalsPresent []string       `json:"signals_present"`
@@ -23,6 +24,7 @@ type incidentJSON struct {
 type incidentListJSON struct {
 	Incidents []incidentJSON `json:"incidents"`
 	Total     int            `json:"total_incidents"`
+	Next      string         `json:"next"`
 }
 
 type investigationJSON struct {
@@ -38,6 +40,11 @@ type investigationJSON struct {
 			} `json:"likely_failure_modes"`
 		} `json:"deterministic_findings"`
 	} `json:"evidence"`
+	Summaries []struct {
+		Incident       incidentJSON   `json:"incident"`
+		EvidenceCounts map[string]int `json:"evidence_counts"`
+	} `json:"evidence_summary"`
+	Detail        bool             `json:"detail"`
 	Total         int              `json:"total_incidents"`
 	Other         []map[string]any `json:"other_matching_incidents"`
 	NoIncident    bool             `json:"no_incident_low_severity_summary"`
@@ -67,11 +74,19 @@ func TestIncidentCommandsEndToEnd(t *testing.T) {
 		t.Fatalf("skill incidents: %v", names)
 	}
 
-	// Skill-first: a positional skill, nothing else needed.
+	// Skill-first: a positional skill, nothing else needed. --json gives
+	// the summary; --detail the whole bundle.
 	var inv investigationJSON
 	e.json(&inv, "--db", db, "ai", "skill-investigate", "lavra:lavra-plan", "--json")
-	if len(inv.Evidence) != 1 || inv.Evidence[0].Incident.SkillName != "lavra:lavra-plan" || len(inv.Evidence[0].SkillEvents) == 0 {
-		t.Fatalf("skill-investigate: %+v", inv)
+	if len(inv.Summaries) != 1 || inv.Summaries[0].Incident.SkillName != "lavra:lavra-plan" || len(inv.Evidence) != 0 ||
+		inv.Summaries[0].EvidenceCounts["skill_events"] == 0 {
+		t.Fatalf("skill-investigate summary: %+v", inv)
+	}
+	inv = investigationJSON{}
+	e.json(&inv, "--db", db, "ai", "skill-investigate", "lavra:lavra-plan", "--json", "--detail")
+	if len(inv.Evidence) != 1 || inv.Evidence[0].Incident.SkillName != "lavra:lavra-plan" || len(inv.Evidence[0].SkillEvents) == 0 ||
+		!inv.Detail {
+		t.Fatalf("skill-investigate detail: %+v", inv)
 	}
 	modes := inv.Evidence[0].Findings.FailureModes
 	if len(modes) == 0 || modes[0].Category == "unknown" || len(modes[0].EvidenceIDs) == 0 || modes[0].Hint == "" {
@@ -132,19 +147,61 @@ func TestIncidentCommandsEndToEnd(t *testing.T) {
 		t.Errorf("bad labelled dir: exit %d %s", code, errOut)
 	}
 
-	// Usage without signal, and no data.
+	// Usage without signal; no data is not found (exit 3), with the
+	// suggestions, like cortex assess.
+	inv = investigationJSON{}
 	e.json(&inv, "--db", db, "ai", "skill-investigate", "verify", "--json")
-	if !inv.NoIncident || len(inv.Evidence) != 1 {
+	if !inv.NoIncident || len(inv.Summaries) != 1 {
 		t.Fatalf("verify usage: %+v", inv)
 	}
-	inv = investigationJSON{}
-	e.json(&inv, "--db", db, "ai", "skill-investigate", "deploy-helpr", "--since", "2026-10-01", "--json")
-	if !inv.NoData || !strings.Contains(strings.Join(inv.Suggested, "|"), "ops:deploy-helper") {
-		t.Fatalf("no data: %+v", inv)
+	out, _, code = e.run("--db", db, "ai", "skill-investigate", "deploy-helpr", "--since", "2026-10-01", "--json")
+	if code != 3 || !strings.Contains(out, `"not_found"`) || !strings.Contains(out, "ops:deploy-helper") {
+		t.Fatalf("no data --json: exit %d %s", code, out)
 	}
-	out, _, code = e.run("--db", db, "ai", "skill-investigate", "deploy-helpr")
-	if code != 0 || !strings.Contains(out, "Try:") || !strings.Contains(out, "ops:deploy-helper") {
-		t.Fatalf("no-data report (exit %d):\n%s", code, out)
+	_, errOut, code := e.run("--db", db, "ai", "skill-investigate", "deploy-helpr")
+	if code != 3 || !strings.Contains(errOut, "try:") || !strings.Contains(errOut, "ops:deploy-helper") {
+		t.Fatalf("no-data report (exit %d):\n%s", code, errOut)
+	}
+	_, errOut2, code2 := e.run("--db", db, "assess", "skill", "deploy-helpr", "--no-llm")
+	if code2 != code {
+		t.Fatalf("assess of an unknown skill exits %d, investigate %d (%s)", code2, code, errOut2)
+	}
+
+	// ai incidents lists every lens, with a LENS column; --lens narrows;
+	// ai investigate takes any lens's id.
+	var all incidentListJSON
+	e.json(&all, "--db", db, "ai", "incidents", "--json")
+	lenses := map[string]bool{}
+	for _, i := range all.Incidents {
+		lenses[i.Lens] = true
+	}
+	if !lenses["skill"] || !lenses["abuse"] || all.Total < len(skills.Incidents)+1 {
+		t.Fatalf("all-lens incidents: %+v", all)
+	}
+	out, _, code = e.run("--db", db, "ai", "incidents")
+	if code != 0 || !strings.HasPrefix(out, "LENS") {
+		t.Fatalf("human all-lens incidents:\n%s", out)
+	}
+	var onlySkill incidentListJSON
+	e.json(&onlySkill, "--db", db, "ai", "incidents", "--lens", "skill", "--json")
+	if onlySkill.Total != skills.Total {
+		t.Fatalf("--lens skill: %d incidents, skill-incidents %d", onlySkill.Total, skills.Total)
+	}
+	var page1, page2 incidentListJSON
+	e.json(&page1, "--db", db, "ai", "incidents", "--limit", "1", "--json")
+	e.json(&page2, "--db", db, "ai", "incidents", "--limit", "1", "--cursor", page1.Next, "--json")
+	if page1.Next == "" || len(page2.Incidents) != 1 || page2.Incidents[0].ID != all.Incidents[1].ID {
+		t.Fatalf("pages: %+v then %+v", page1, page2)
+	}
+	for _, want := range all.Incidents {
+		inv = investigationJSON{}
+		e.json(&inv, "--db", db, "ai", "investigate", want.ID, "--json")
+		if len(inv.Summaries) != 1 || inv.Summaries[0].Incident.ID != want.ID || inv.Summaries[0].Incident.Lens != want.Lens {
+			t.Fatalf("investigate %s: %+v", want.ID, inv)
+		}
+	}
+	if _, errOut, code := e.run("--db", db, "ai", "investigate"); code != 2 || !strings.Contains(errOut, "incident_id") {
+		t.Fatalf("investigate without an id: exit %d %s", code, errOut)
 	}
 
 	// Abuse: the match with its context, the incident, its bundle.
@@ -160,21 +217,21 @@ func TestIncidentCommandsEndToEnd(t *testing.T) {
 		t.Fatalf("abuse: %+v", abuse)
 	}
 	var incs incidentListJSON
-	e.json(&incs, "--db", db, "ai", "incidents", "--json")
+	e.json(&incs, "--db", db, "ai", "abuse-incidents", "--json")
 	if incs.Total != 1 || !slices.Contains(incs.Incidents[0].Terms, "fucking") {
 		t.Fatalf("abuse incidents: %+v", incs)
 	}
 	inv = investigationJSON{}
-	e.json(&inv, "--db", db, "ai", "investigate", "--incident-id", incs.Incidents[0].ID, "--json")
+	e.json(&inv, "--db", db, "ai", "abuse-investigate", "--incident-id", incs.Incidents[0].ID, "--json", "--detail")
 	if len(inv.Evidence) != 1 || inv.Evidence[0].Incident.ID != incs.Incidents[0].ID || len(inv.Evidence[0].SignalAnchors) != 1 {
 		t.Fatalf("abuse investigate: %+v", inv)
 	}
 	// Other terms replace the defaults; bad ones are clear errors.
-	e.json(&incs, "--db", db, "ai", "incidents", "--term", "broken", "--json")
+	e.json(&incs, "--db", db, "ai", "abuse-incidents", "--term", "broken", "--json")
 	if incs.Total != 1 || incs.Incidents[0].Terms[0] != "broken" {
 		t.Fatalf("custom term: %+v", incs)
 	}
-	_, errOut, code := e.run("--db", db, "ai", "incidents", "--term", "rm -rf")
+	_, errOut, code = e.run("--db", db, "ai", "abuse-incidents", "--term", "rm -rf")
 	if code != 2 || !strings.Contains(errOut, "letters, digits") {
 		t.Fatalf("bad term: exit %d %s", code, errOut)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -23,15 +24,45 @@ type IOStreams struct {
 	// (progress bars and colour only then).
 	StdoutTTY bool
 	StderrTTY bool
+	// Width is the terminal width in columns (0: not a terminal, no
+	// fitting); NoColor turns colour off (NO_COLOR, TERM=dumb).
+	Width   int
+	NoColor bool
 }
 
 // System returns streams bound to the process's stdio.
 func System() *IOStreams {
-	return &IOStreams{
+	s := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
+	if s.StdoutTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+			s.Width = w
+		}
+	}
+	if v, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && v > 0 {
+		s.Width = v
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	s.NoColor = noColor || os.Getenv("TERM") == "dumb"
+	return s
+}
+
+// TerminalWidth is the width tables fit (0: unlimited).
+func (s *IOStreams) TerminalWidth() int { return s.Width }
+
+// Color reports whether output may be coloured: stdout is a terminal and
+// NO_COLOR is not set.
+func (s *IOStreams) Color() bool { return s.StdoutTTY && !s.NoColor }
+
+// Bold renders a header in bold when colour is on.
+func (s *IOStreams) Bold(text string) string {
+	if !s.Color() {
+		return text
+	}
+	return ansi("1", text)
 }
 
 // WriteJSON writes v as indented JSON.

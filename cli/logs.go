@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +25,7 @@ type LogsOptions struct {
 	Since    string
 	Until    string
 	Limit    int
+	Cursor   string
 	JSON     bool
 }
 
@@ -60,6 +60,7 @@ whose source starts with it: syslog, syslog:udp, syslog:tcp, file:/var/log/syslo
 	cmd.Flags().StringVar(&opts.Since, "since", "", "logged since (30m, 7d, today, 2026-11-30, RFC 3339)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "logged before")
 	cmd.Flags().IntVar(&opts.Limit, "limit", DefaultLogsLimit, fmt.Sprintf("maximum rows (max %d)", MaxLogsLimit))
+	cursorFlag(cmd, &opts.Cursor)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -69,7 +70,11 @@ func logsRun(ctx context.Context, f *Factory, opts *LogsOptions) error {
 	if err != nil {
 		return err
 	}
-	p := store.LogParams{Host: opts.Host, App: opts.App, Source: opts.Source, Since: since, Until: until}
+	after, err := cortex.DecodeCursor(opts.Cursor)
+	if err != nil {
+		return err
+	}
+	p := store.LogParams{Host: opts.Host, App: opts.App, Source: opts.Source, Since: since, Until: until, After: after}
 	if opts.Severity != "" {
 		if p.Severity, err = cortex.ParseSeverity(opts.Severity); err != nil {
 			return cortex.Errorf(cortex.CodeInvalid, "--severity: %s", cortex.ErrorMessage(err))
@@ -97,15 +102,12 @@ func logsRun(ctx context.Context, f *Factory, opts *LogsOptions) error {
 		f.IO.Printf("No log rows found. Receive syslog (cortex syslog) or import log files (cortex ingest-logs FILE).\n")
 		return nil
 	}
-	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "TIME\tHOST\tAPP\tSEVERITY\tMESSAGE\n")
+	t := newTable(f, column{name: "TIME"}, column{name: "HOST", max: 32, shrink: true}, column{name: "APP", max: 24, shrink: true},
+		column{name: "SEVERITY", style: severityStyle}, column{name: "MESSAGE", max: 160, shrink: true})
 	for _, e := range res.Logs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.Timestamp[:19], OneLine(e.Hostname, 32), OneLine(e.AppName, 24), e.Severity,
-			OneLine(e.Message, 120))
+		t.add(f.timeCell(e.Timestamp, true), e.Hostname, e.AppName, string(e.Severity), e.Message)
 	}
-	w.Flush()
-	if res.Truncated {
-		f.IO.Printf("(showing %d; use --limit for more)\n", len(res.Logs))
-	}
+	t.print()
+	printMore(f, len(res.Logs), 0, res.Next)
 	return nil
 }

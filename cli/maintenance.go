@@ -59,7 +59,10 @@ func redactRun(ctx context.Context, f *Factory, opts *RedactOptions) error {
 		return err
 	}
 	defer db.Close()
-	progress, done := scanProgress(f, opts.JSON)
+	progress, done, err := scanProgress(f, opts.JSON, nil)
+	if err != nil {
+		return err
+	}
 	res, err := f.NewService(db).Rescan(ctx, opts.DryRun, "cli", progress)
 	done()
 	if err != nil {
@@ -113,7 +116,7 @@ deleted.`,
 	fl.StringVar(&opts.Session, "session", "", "delete the rows of this session id")
 	fl.StringVar(&opts.Source, "source", "", "delete the rows read from this transcript file")
 	fl.StringVar(&opts.Match, "match", "", "delete every row containing this literal text")
-	fl.StringVar(&opts.Tool, "tool", "", "only rows of this agent (claude, codex, gemini)")
+	fl.StringVar(&opts.Tool, "agent", "", "only rows of this agent: claude, codex or gemini (older name: --tool)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "delete nothing; count what would be deleted")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
@@ -153,11 +156,20 @@ func purgeRun(ctx context.Context, f *Factory, opts *PurgeOptions) error {
 }
 
 // scanProgress returns a progress callback for a row scan that counts on
-// a terminal's stderr (nil otherwise), and the function that ends its
-// line.
-func scanProgress(f *Factory, jsonOut bool) (func(int64), func()) {
+// a terminal's stderr (nil otherwise), with the rate and, when total (if
+// given) counts the rows to scan, the share done and the time left; and
+// the function that ends its line.
+func scanProgress(f *Factory, jsonOut bool, total func() (int64, error)) (func(int64), func(), error) {
 	if !f.IO.StderrTTY || jsonOut {
-		return nil, func() {}
+		return nil, func() {}, nil
 	}
-	return func(n int64) { fmt.Fprintf(f.IO.ErrOut, "\rscanned %d rows", n) }, func() { fmt.Fprintln(f.IO.ErrOut) }
+	var n int64
+	if total != nil {
+		var err error
+		if n, err = total(); err != nil {
+			return nil, func() {}, err
+		}
+	}
+	bar := newProgressLine(f.Now, n, "rows")
+	return func(done int64) { fmt.Fprintf(f.IO.ErrOut, "\r%s", bar.line(done)) }, func() { fmt.Fprintln(f.IO.ErrOut) }, nil
 }

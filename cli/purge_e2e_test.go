@@ -21,7 +21,9 @@ func TestPurgeAndRescanCommands(t *testing.T) {
 	phrase := "confidential-merger-codename-zebra"
 	line := `{"type":"user","uuid":"11111111-2222-4333-8444-555555555555","timestamp":"2026-11-01T10:00:00.000Z","sessionId":"purge-me","cwd":"/w","message":{"role":"user","content":"the plan is ` + phrase + ` do not share"}}`
 	other := `{"type":"user","uuid":"11111111-2222-4333-8444-555555555556","timestamp":"2026-11-01T10:00:01.000Z","sessionId":"purge-me","cwd":"/w","message":{"role":"user","content":"an ordinary message"}}`
-	if err := os.WriteFile(filepath.Join(dir, "purge-me.jsonl"), []byte(line+"\n"+other+"\n"), 0o644); err != nil {
+	// A summary titles the session with the phrase: purged with it.
+	summary := `{"type":"summary","summary":"Merger ` + phrase + `","leafUuid":"11111111-2222-4333-8444-555555555556"}`
+	if err := os.WriteFile(filepath.Join(dir, "purge-me.jsonl"), []byte(line+"\n"+other+"\n"+summary+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, errOut, code := e.run("--db", db, "index", dir); code != 0 {
@@ -52,8 +54,15 @@ func TestPurgeAndRescanCommands(t *testing.T) {
 			t.Fatal("the phrase should be stored before the purge")
 		}
 	}
+	if out, _, _ := e.run("--db", db, "sessions", "--json"); !strings.Contains(out, `"title": "Merger `+phrase) {
+		t.Fatalf("the summary should title the session: %s", out)
+	}
 	if r, code := purge("--match", phrase); code != 0 || r.Rows != 1 || r.Sessions != 1 || r.Removed != 0 {
 		t.Fatalf("purge: %+v exit %d", r, code)
+	}
+	// The session keeps a row: its title is now its first prompt left.
+	if out, _, _ := e.run("--db", db, "sessions", "--json"); !strings.Contains(out, `"title": "an ordinary message"`) {
+		t.Fatalf("title after the purge: %s", out)
 	}
 	if out, _, _ := e.run("--db", db, "search", "zebra", "--json"); strings.Contains(out, phrase) {
 		t.Fatalf("purged row still searchable: %s", out)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -35,6 +37,19 @@ var digestCols = map[string][]string{
 	"ai_mcp_events":   {"call_id", "status", "output_preview", "is_error"},
 	"ai_hook_events":  {"hook_event", "status", "last_seen"},
 	"ai_user_events":  {"event_kind", "text", "voice", "voice_version"},
+	"ai_token_usage": {"ai_session_id", "usage_key", "timestamp", "model", "input_tokens", "output_tokens", "cache_read_tokens",
+		"cache_write_tokens", "reasoning_tokens"},
+}
+
+// digestExpr is the text a digest hashes of a row of table (cast is the
+// store's cast to text, or "").
+func digestExpr(t *testing.T, table, cast, sep string) string {
+	t.Helper()
+	cols := digestCols[table]
+	if len(cols) == 0 {
+		t.Fatalf("no digest columns for the pushed table %s", table)
+	}
+	return "COALESCE(" + strings.Join(cols, cast+", '') || "+sep+" || COALESCE(") + cast + ", '')"
 }
 
 func hashRows(rows interface {
@@ -61,7 +76,7 @@ func localDigest(t *testing.T, path string) digest {
 	db := teststore.Reader(t, path)
 	d := digest{}
 	for _, tb := range store.PushTables {
-		expr := "COALESCE(" + strings.Join(digestCols[tb.Name], ", '') || char(31) || COALESCE(") + ", '')"
+		expr := digestExpr(t, tb.Name, "", "char(31)")
 		rows, err := db.Query(`SELECT id, ` + expr + ` FROM ` + tb.Name + ` ORDER BY id`)
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +133,7 @@ func teamDigest(t *testing.T, url string, storeNo int64) digest {
 	base := storeNo << 40
 	d := digest{}
 	for _, tb := range store.PushTables {
-		expr := "COALESCE(" + strings.Join(digestCols[tb.Name], "::text, '') || chr(31) || COALESCE(") + "::text, '')"
+		expr := digestExpr(t, tb.Name, "::text", "chr(31)")
 		rows, err := conn.Query(ctx, `SELECT id, `+expr+` FROM `+tb.Name+` WHERE id >> 40 = $1 ORDER BY id`, storeNo)
 		if err != nil {
 			t.Fatal(err)
@@ -283,6 +298,8 @@ func TestPushConcurrentHosts(t *testing.T) {
 		}
 	}
 
+	teamReadCommands(t, url)
+
 	// cortex serve --store: REST routes, MCP and the dashboard over both
 	// laptops, with the host filter.
 	srv := newEnv(t)
@@ -350,5 +367,78 @@ func TestPushAndStoreErrors(t *testing.T) {
 		if strings.Contains(out+errOut, "s3cret") {
 			t.Errorf("cortex %s printed the password", strings.Join(c.args, " "))
 		}
+	}
+}
+
+// teamReadCommands runs the read commands on a team store with the flags of
+// the surfaces rework: listings page by page with --cursor, --agent, the
+// all-lens incidents with their token cost, --utc tables, and shell
+// completion reading names from the team store (this machine has no local
+// store at all).
+func teamReadCommands(t *testing.T, url string) {
+	e := newEnv(t)
+	type page struct {
+		Sessions []struct {
+			ID    string `json:"ai_session_id"`
+			Agent string `json:"ai_tool"`
+			Title string `json:"title"`
+		} `json:"sessions"`
+		Next string `json:"next"`
+	}
+	var p1, p2 page
+	e.json(&p1, "--store", url, "sessions", "--agent", "codex", "--limit", "3", "--json")
+	if len(p1.Sessions) != 3 || p1.Next == "" {
+		t.Fatalf("first page of codex sessions: %+v", p1)
+	}
+	e.json(&p2, "--store", url, "sessions", "--agent", "codex", "--limit", "3", "--cursor", p1.Next, "--json")
+	seen := map[string]bool{}
+	for _, s := range append(p1.Sessions, p2.Sessions...) {
+		if seen[s.ID] || s.Agent != "codex" || s.Title == "" {
+			t.Errorf("session %+v: repeated, of another agent or untitled", s)
+		}
+		seen[s.ID] = true
+	}
+	if len(p2.Sessions) == 0 {
+		t.Error("no second page of sessions")
+	}
+	var incs struct {
+		Incidents []struct {
+			Lens  string          `json:"lens"`
+			Usage json.RawMessage `json:"usage"`
+		} `json:"incidents"`
+		Next string `json:"next"`
+	}
+	e.json(&incs, "--store", url, "ai", "incidents", "--limit", "5", "--json")
+	if len(incs.Incidents) != 5 || incs.Next == "" {
+		t.Fatalf("all-lens incidents on the team store: %+v", incs)
+	}
+	out, errOut, code := e.run("--store", url, "--utc", "sessions", "--agent", "claude", "--limit", "5")
+	if code != 0 || !strings.Contains(out, "TITLE") || !strings.Contains(out, "TOKENS") || !strings.Contains(out, "COST") {
+		t.Errorf("sessions table on the team store: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = e.run("--store", url, "__complete", "search", "error", "--session", "")
+	if code != 0 || len(strings.Fields(out)) < 3 {
+		t.Errorf("session ids completed from the team store: exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = e.run("__complete", "search", "error", "--session", "")
+	if strings.Contains(out, p1.Sessions[0].ID) {
+		t.Errorf("without --store the completion read a team store:\n%s", out)
+	}
+	// cortex mcp --store serves the team store as it is: no local store
+	// is made, nothing is indexed.
+	local := filepath.Join(e.home, "local.db")
+	cs, stderr := mcpSession(t, e, local, "--store", url)
+	var p3 page
+	mcpCall(t, cs, "sessions", map[string]any{"agent": "codex", "limit": 3}, &p3)
+	if len(p3.Sessions) != 3 || p3.Next != p1.Next {
+		t.Errorf("sessions over MCP on the team store: %+v (next %q, the CLI's %q)", p3, p3.Next, p1.Next)
+	}
+	mcpCall(t, cs, "incidents", map[string]any{"limit": 5}, &incs)
+	if len(incs.Incidents) != 5 {
+		t.Errorf("incidents over MCP on the team store: %+v", incs)
+	}
+	cs.Close()
+	if _, err := os.Stat(local); err == nil {
+		t.Errorf("cortex mcp --store made a local store\n%s", stderr)
 	}
 }

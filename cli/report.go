@@ -31,7 +31,7 @@ func printInvestigation(f *Factory, inv cortex.Investigation) {
 	}
 	for _, u := range inv.Usage {
 		f.IO.Printf("  %s: %d events in %d sessions (%s), %s → %s\n", OneLine(u.SkillName, 60), u.Events, u.Sessions,
-			u.Tools, u.FirstSeen[:16], u.LastSeen[:16])
+			u.Tools, f.timeCell(u.FirstSeen, false), f.timeCell(u.LastSeen, false))
 	}
 	if len(inv.Bundles) == 0 && !inv.NoIncident {
 		f.IO.Printf("No incidents found.\n")
@@ -45,8 +45,8 @@ func printInvestigation(f *Factory, inv cortex.Investigation) {
 	if len(inv.OtherMatching) > 0 {
 		f.IO.Printf("\nOther matching incidents (%d of %d; investigate one with --incident-id):\n", len(inv.OtherMatching), inv.Total)
 		for _, o := range inv.OtherMatching {
-			f.IO.Printf("  %s  %-8s %5.0f  %s → %s  session %s\n", o.ID, o.Label, o.Score, o.FirstSeen[:16], o.LastSeen[:16],
-				shortSession(o.SessionID))
+			f.IO.Printf("  %s  %-8s %5.0f  %s → %s  session %s\n", o.ID, o.Label, o.Score, f.timeCell(o.FirstSeen, false),
+				f.timeCell(o.LastSeen, false), shortSession(o.SessionID))
 		}
 	}
 	printScan(f, inv.CandidateRows, inv.CandidateWindowTruncated)
@@ -85,12 +85,15 @@ func printIncidentHead(f *Factory, inc cortex.Incident) {
 	if inc.Project != "" {
 		f.IO.Printf(" · project %s", OneLine(inc.Project, 60))
 	}
-	f.IO.Printf("\n  %s → %s (%s)", inc.FirstSeen[:19], inc.LastSeen[11:19],
+	f.IO.Printf("\n  %s → %s (%s)", f.timeCell(inc.FirstSeen, true), f.clockCell(inc.LastSeen),
 		(time.Duration(inc.DurationSecs) * time.Second).String())
 	if inc.Lens == cortex.LensSkill {
 		f.IO.Printf(" · %d activation(s), %d skill events", inc.EventCount, len(inc.EventIDs))
 	}
 	f.IO.Printf("\n  signals: %s\n", signalSummary(inc))
+	if u := inc.Usage; u != nil {
+		f.IO.Printf("  spent in it: %s tokens (%d model responses), estimated %s\n", tokensCell(u), u.Total.Responses, costCell(u))
+	}
 	if len(inc.CoActive) > 0 {
 		f.IO.Printf("  also active (charged the same verdicts): %s\n", OneLine(strings.Join(inc.CoActive, ", "), 200))
 	}
@@ -131,7 +134,7 @@ func printEvidence(f *Factory, b cortex.Bundle) {
 	if len(b.MCPEvents) > 0 {
 		f.IO.Printf("  MCP calls (%d%s; call row proves the call, result row its outcome):\n", len(b.MCPEvents), more(b.MCPEventsTruncated))
 		for _, c := range b.MCPEvents {
-			f.IO.Printf("    [mcp %d] %s %s %s  call row %s, result row %s  %s\n", c.ID, c.Timestamp[11:19], OneLine(c.ToolName, 50),
+			f.IO.Printf("    [mcp %d] %s %s %s  call row %s, result row %s  %s\n", c.ID, f.clockCell(c.Timestamp), OneLine(c.ToolName, 50),
 				c.Status, rowRef(c.CallLogID), rowRef(c.ResultLogID), OneLine(c.ErrorText, 120))
 		}
 	}
@@ -142,7 +145,7 @@ func printEvidence(f *Factory, b cortex.Bundle) {
 			if h.ExitCode != nil {
 				exit = fmt.Sprintf(" exit %d", *h.ExitCode)
 			}
-			f.IO.Printf("    [hook %d] %s %s %s%s %s  %s\n", h.ID, h.Timestamp[11:19], OneLine(h.HookEvent+" "+h.HookName, 50),
+			f.IO.Printf("    [hook %d] %s %s %s%s %s  %s\n", h.ID, f.clockCell(h.Timestamp), OneLine(h.HookEvent+" "+h.HookName, 50),
 				h.Status, exit, h.EvidenceKind, OneLine(h.StderrPreview, 100))
 		}
 	}
@@ -163,7 +166,7 @@ func printEvidence(f *Factory, b cortex.Bundle) {
 			if len(r.Signals) > 0 {
 				sig = "  [" + strings.Join(r.Signals, ", ") + "]"
 			}
-			f.IO.Printf("   %s %s%s\n", mark, rowLine(r, 240), sig)
+			f.IO.Printf("   %s %s%s\n", mark, rowLine(f, r, 240), sig)
 		}
 	}
 	section(f, "signal anchors", b.SignalAnchors, b.SignalAnchorsTruncated, 240)
@@ -180,7 +183,7 @@ func printEvidence(f *Factory, b cortex.Bundle) {
 			if t.Recovered {
 				rec = " (recovered)"
 			}
-			f.IO.Printf("    [mcp %d] %s %s%s%s  %s\n", t.EventID, t.Timestamp[11:19], OneLine(t.ToolName, 40), exit, rec,
+			f.IO.Printf("    [mcp %d] %s %s%s%s  %s\n", t.EventID, f.clockCell(t.Timestamp), OneLine(t.ToolName, 40), exit, rec,
 				OneLine(t.ErrorText, 160))
 		}
 	}
@@ -237,7 +240,7 @@ func section(f *Factory, name string, rows []cortex.EvidenceRow, truncated bool,
 	}
 	f.IO.Printf("  %s (%d%s):\n", name, len(rows), more(truncated))
 	for _, r := range rows {
-		line := rowLine(r, width)
+		line := rowLine(f, r, width)
 		if len(r.Signals) > 0 {
 			line += "  {" + strings.Join(r.Signals, ",") + "}"
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cortexhq/cortex"
 )
@@ -31,6 +32,7 @@ SQLite store with full-text search, and finds the incidents in them.`,
 	root.PersistentFlags().StringVar(&f.DBPath, "db", "", "database file (default $XDG_DATA_HOME/cortex/cortex.db; env CORTEX_DB)")
 	root.PersistentFlags().StringVar(&f.StoreURL, "store", "", "read a team's PostgreSQL store (postgres://…) instead of the local database (env CORTEX_STORE)")
 	root.PersistentFlags().StringVar(&f.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/cortex/config.toml; env CORTEX_CONFIG)")
+	root.PersistentFlags().BoolVar(&f.UTC, "utc", false, "show times in UTC instead of the local time zone")
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
@@ -75,9 +77,15 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		NewCmdLogs(f, nil),
 		NewCmdIngestLogs(f, nil),
 		NewCmdPush(f, nil),
+		NewCmdVersion(f),
 		NewCmdRedact(f, nil),
 		NewCmdPurge(f, nil),
 	)
+	root.SetGlobalNormalizationFunc(agentAlias)
+	root.Version = cortex.Version()
+	root.SetVersionTemplate("cortex {{.Version}}\n")
+	rejectUnknownSubcommands(root)
+	registerCompletions(f, root)
 	return root
 }
 
@@ -152,6 +160,21 @@ func isUsageError(err error) bool {
 		}
 	}
 	return false
+}
+
+// agentFlag registers --agent (claude, codex or gemini); --tool, its
+// older name, is still accepted.
+func agentFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().SetNormalizeFunc(agentAlias)
+	cmd.Flags().StringVar(v, "agent", "", "only this agent: claude, codex or gemini (older name: --tool)")
+}
+
+// agentAlias maps the flag --tool to --agent.
+func agentAlias(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	if name == "tool" {
+		name = "agent"
+	}
+	return pflag.NormalizedName(name)
 }
 
 // timeFlag parses a --since/--until value (zero time when empty).

@@ -80,7 +80,7 @@ func TestServeEndToEnd(t *testing.T) {
 			Incident struct {
 				SkillName string `json:"skill_name"`
 			} `json:"incident"`
-		} `json:"evidence"`
+		} `json:"evidence_summary"`
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +19,7 @@ type SessionsOptions struct {
 	Since   string
 	Until   string
 	Limit   int
+	Cursor  string
 	JSON    bool
 }
 
@@ -27,7 +28,13 @@ func NewCmdSessions(f *Factory, runF func(context.Context, *SessionsOptions) err
 	opts := &SessionsOptions{}
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List agent sessions with their row counts (most recent first)",
+		Short: "List agent sessions: title, duration, tokens and cost, models (most recent first)",
+		Long: `Lists agent sessions, most recently active first: the title (the agent's summary of the
+conversation, else the first prompt typed), duration, the token usage of every model
+response (input, output, cache reads and writes; Claude's repeated streaming lines and
+Codex's repeated token_count events counted once) with an estimated cost from the price
+table (cortex config shows it; "+" means some models have no price, "?" that none has),
+the models, project and row counts. --json has the usage per model.`,
 		Example: `  cortex sessions
   cortex sessions --tool claude --since 7d
   cortex sessions --project /home/me/work/api --json`,
@@ -39,12 +46,13 @@ func NewCmdSessions(f *Factory, runF func(context.Context, *SessionsOptions) err
 			return sessionsRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Tool, "tool", "", "only this agent: claude, codex or gemini")
+	agentFlag(cmd, &opts.Tool)
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only this project")
 	cmd.Flags().StringVar(&opts.Host, "host", "", "only this host")
 	cmd.Flags().StringVar(&opts.Since, "since", "", "active since (30m, 7d, today, 2026-11-30, RFC 3339)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "started before")
 	cmd.Flags().IntVar(&opts.Limit, "limit", app.DefaultSessionsLimit, fmt.Sprintf("maximum sessions (max %d)", app.MaxSessionsLimit))
+	cursorFlag(cmd, &opts.Cursor)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -54,13 +62,17 @@ func sessionsRun(ctx context.Context, f *Factory, opts *SessionsOptions) error {
 	if err != nil {
 		return err
 	}
+	after, err := cortex.DecodeCursor(opts.Cursor)
+	if err != nil {
+		return err
+	}
 	db, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	res, err := app.New(db).Sessions(ctx, cortex.SessionParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project,
-		Host: opts.Host, Since: since, Until: until, Limit: opts.Limit})
+	res, err := f.NewService(db).Sessions(ctx, cortex.SessionParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project,
+		Host: opts.Host, Since: since, Until: until, Limit: opts.Limit, After: after})
 	if err != nil {
 		return err
 	}
@@ -71,15 +83,15 @@ func sessionsRun(ctx context.Context, f *Factory, opts *SessionsOptions) error {
 		f.IO.Printf("No sessions found. Index some transcripts first: cortex index\n")
 		return nil
 	}
-	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "LAST SEEN\tTOOL\tSESSION\tPROJECT\tROWS\tUSER\tTOOLS\tERRORS\n")
+	t := newTable(f, column{name: "LAST SEEN"}, column{name: "AGENT"}, column{name: "SESSION"},
+		column{name: "TITLE", max: 60, shrink: true}, column{name: "DURATION"}, column{name: "TOKENS"}, column{name: "COST"},
+		column{name: "MODELS", max: 40, shrink: true}, column{name: "PROJECT", max: 48, shrink: true}, column{name: "ROWS"},
+		column{name: "ERRORS"})
 	for _, s := range res.Sessions {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", s.LastSeen[:16], s.Tool, OneLine(s.SessionID, 36),
-			OneLine(s.Project, 48), s.Rows, s.UserRows, s.ToolCalls, s.ErrorRows)
+		t.add(f.timeCell(s.LastSeen, false), string(s.Tool), shortSession(s.SessionID), s.Title, durationCell(s.DurationSecs),
+			tokensCell(s.Usage), costCell(s.Usage), strings.Join(s.Models, ","), s.Project, fmt.Sprint(s.Rows), fmt.Sprint(s.ErrorRows))
 	}
-	w.Flush()
-	if res.Truncated {
-		f.IO.Printf("(showing %d; use --limit for more)\n", len(res.Sessions))
-	}
+	t.print()
+	printMore(f, len(res.Sessions), 0, res.Next)
 	return nil
 }

@@ -64,7 +64,7 @@ session_show action's (one page; texts cut to 300 bytes unless --detail).`,
 			return showSessionRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Tool, "tool", "", "the session's agent, when the id is on several")
+	agentFlag(cmd, &opts.Agent)
 	cmd.Flags().StringVar(&opts.Host, "host", "", "the session's host, when the id is on several")
 	cmd.Flags().Int64Var(&opts.AfterID, "after-id", 0, "one page: the rows after this row id")
 	cmd.Flags().Int64Var(&opts.BeforeID, "before-id", 0, "one page: the rows before this row id")

@@ -60,7 +60,7 @@ func signalsRun(ctx context.Context, f *Factory, opts *SignalsOptions) error {
 	if err != nil {
 		return err
 	}
-	p := cortex.CalibrationParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project, Host: opts.Host, Since: since, Until: until}
+	p := cortex.CalibrationParams{Tool: cortex.Tool(opts.Agent), Project: opts.Project, Host: opts.Host, Since: since, Until: until}
 	progress := func(s string) {
 		if f.IO.StderrTTY {
 			fmt.Fprintf(f.IO.ErrOut, "%s…\n", s)

@@ -24,50 +24,56 @@ import (
 // Config is the typed configuration.
 type Config struct {
 	// DB is the database file (default: $XDG_DATA_HOME/cortex/cortex.db).
-	DB string `toml:"db"`
+	DB string `toml:"db" json:"db"`
 	// Hostname is stored on every ingested row (default: the machine's).
-	Hostname string `toml:"hostname"`
+	Hostname string `toml:"hostname" json:"hostname"`
 	// Store is the store the read commands, serve and mcp read: "" for
 	// the local database, or a team's postgres:// URL (also --store).
-	Store string `toml:"store"`
+	Store string `toml:"store" json:"store"`
 	// Push configures `cortex push` to a team store.
-	Push PushConfig `toml:"push"`
+	Push PushConfig `toml:"push" json:"push"`
 	// Index configures transcript ingest.
-	Index IndexConfig `toml:"index"`
+	Index IndexConfig `toml:"index" json:"index"`
 	// Server configures `cortex serve` (REST, MCP over HTTP, watcher).
-	Server ServerConfig `toml:"server"`
+	Server ServerConfig `toml:"server" json:"server"`
 	// Syslog configures the syslog receiver (`cortex syslog`, and
 	// `cortex serve` when enabled).
-	Syslog SyslogConfig `toml:"syslog"`
+	Syslog SyslogConfig `toml:"syslog" json:"syslog"`
 	// LLM configures the guarded LLM runner ([llm], [llm.actions.<name>],
 	// [llm.gemini]).
-	LLM llm.Config `toml:"llm"`
+	LLM llm.Config `toml:"llm" json:"llm"`
+	// Prices are US dollars per million tokens by model ([prices.<model>]:
+	// input, output, cache_read, cache_write), for the estimated cost of
+	// sessions and incidents. A model's entry replaces its default
+	// (cortex.DefaultPrices, dated cortex.PricesAsOf); other models keep
+	// theirs.
+	Prices cortex.Prices `toml:"prices" json:"prices"`
 
 	// Path is the file the configuration was read from ("" if none).
-	Path string `toml:"-"`
+	Path string `toml:"-" json:"config_file"`
 	// Home is the user's home folder (for the default transcript roots).
-	Home string `toml:"-"`
+	Home string `toml:"-" json:"-"`
 }
 
 // ServerConfig configures `cortex serve`.
 type ServerConfig struct {
 	// Listen is the HTTP address (default 127.0.0.1:3100). A non-loopback
 	// address needs a token.
-	Listen string `toml:"listen"`
+	Listen string `toml:"listen" json:"listen"`
 	// ReadToken grants cortex:read; AdminToken cortex:read and
 	// cortex:admin. Without tokens the server is read-only and
 	// loopback-only.
-	ReadToken  string `toml:"read_token"`
-	AdminToken string `toml:"admin_token"`
+	ReadToken  string `toml:"read_token" json:"read_token"`
+	AdminToken string `toml:"admin_token" json:"admin_token"`
 	// AllowedHosts are host names (or addresses) clients may use in the
 	// Host and Origin headers besides localhost, loopback addresses and
 	// the listen address (DNS rebinding protection).
-	AllowedHosts []string `toml:"allowed_hosts"`
+	AllowedHosts []string `toml:"allowed_hosts" json:"allowed_hosts"`
 	// MaxConnections caps open HTTP connections (default 256).
-	MaxConnections int `toml:"max_connections"`
+	MaxConnections int `toml:"max_connections" json:"max_connections"`
 	// TLSCert and TLSKey, both set, serve HTTPS.
-	TLSCert string `toml:"tls_cert"`
-	TLSKey  string `toml:"tls_key"`
+	TLSCert string `toml:"tls_cert" json:"tls_cert"`
+	TLSKey  string `toml:"tls_key" json:"tls_key"`
 }
 
 // MinTokenLength is the shortest bearer token accepted: a short token can
@@ -80,24 +86,24 @@ const DefaultMaxConnections = 256
 // SyslogConfig configures the syslog receiver ([syslog]).
 type SyslogConfig struct {
 	// Enabled runs the receiver in `cortex serve` (also --syslog).
-	Enabled bool `toml:"enabled"`
+	Enabled bool `toml:"enabled" json:"enabled"`
 	// UDP and TCP are the listen addresses ("off" disables one; default
 	// 127.0.0.1:1514 each).
-	UDP string `toml:"udp"`
-	TCP string `toml:"tcp"`
+	UDP string `toml:"udp" json:"udp"`
+	TCP string `toml:"tcp" json:"tcp"`
 	// QueueSize bounds the messages waiting for the writer; more are
 	// dropped and counted.
-	QueueSize int `toml:"queue_size"`
+	QueueSize int `toml:"queue_size" json:"queue_size"`
 	// MaxMessageBytes cuts longer messages (marked as cut).
-	MaxMessageBytes int `toml:"max_message_bytes"`
+	MaxMessageBytes int `toml:"max_message_bytes" json:"max_message_bytes"`
 }
 
 // PushConfig configures `cortex push` ([push]).
 type PushConfig struct {
 	// URL is the team's PostgreSQL store (postgres://…).
-	URL string `toml:"url"`
+	URL string `toml:"url" json:"url"`
 	// Content is how much text to send: full (default), redacted or none.
-	Content string `toml:"content"`
+	Content string `toml:"content" json:"content"`
 }
 
 // DefaultListen is the default HTTP address of `cortex serve`.
@@ -106,9 +112,9 @@ const DefaultListen = "127.0.0.1:3100"
 // IndexConfig configures `cortex index`.
 type IndexConfig struct {
 	// Paths replace the agents' default folders when set.
-	Paths []string `toml:"paths"`
+	Paths []string `toml:"paths" json:"paths"`
 	// Workers parse files in parallel (0: one per CPU).
-	Workers int `toml:"workers"`
+	Workers int `toml:"workers" json:"workers"`
 }
 
 // Env is the environment as a lookup function (os.LookupEnv in production).
@@ -125,7 +131,7 @@ func Load(explicitPath string, env Env) (*Config, error) {
 			home = h
 		}
 	}
-	cfg := &Config{Home: home, LLM: llm.DefaultConfig()}
+	cfg := &Config{Home: home, LLM: llm.DefaultConfig(), Prices: cortex.DefaultPrices()}
 	path := explicitPath
 	if path == "" {
 		if p, ok := env("CORTEX_CONFIG"); ok && p != "" {
@@ -191,6 +197,11 @@ func Load(explicitPath string, env Env) (*Config, error) {
 	for _, u := range []struct{ name, v string }{{"store", cfg.Store}, {"[push] url", cfg.Push.URL}} {
 		if u.v != "" && !strings.HasPrefix(u.v, "postgres://") && !strings.HasPrefix(u.v, "postgresql://") {
 			return nil, cortex.Errorf(cortex.CodeInvalid, "%s must be a postgres:// URL, got %q", u.name, redactURL(u.v))
+		}
+	}
+	for model, p := range cfg.Prices {
+		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
+			return nil, cortex.Errorf(cortex.CodeInvalid, "config %s: [prices.%q]: prices must not be negative", displayPath(cfg.Path), model)
 		}
 	}
 	if err := cfg.Server.validate(home); err != nil {
@@ -298,18 +309,23 @@ func expandHome(p, home string) string {
 
 // String renders the effective configuration as TOML (for `cortex config`).
 func (c *Config) String() string {
-	shown := *c
-	for _, tok := range []*string{&shown.Server.ReadToken, &shown.Server.AdminToken} {
-		if *tok != "" {
-			*tok = "(set)"
-		}
-	}
-	shown.Store, shown.Push.URL = redactURL(shown.Store), redactURL(shown.Push.URL)
-	b, err := toml.Marshal(shown)
+	b, err := toml.Marshal(c.Redacted())
 	if err != nil {
 		return fmt.Sprintf("# cannot render config: %v", err)
 	}
 	return string(b)
+}
+
+// Redacted returns the configuration as it may be shown: tokens as
+// "(set)", store URLs without their passwords.
+func (c Config) Redacted() Config {
+	for _, tok := range []*string{&c.Server.ReadToken, &c.Server.AdminToken} {
+		if *tok != "" {
+			*tok = "(set)"
+		}
+	}
+	c.Store, c.Push.URL = redactURL(c.Store), redactURL(c.Push.URL)
+	return c
 }
 
 // redactURL hides the password of a store URL.

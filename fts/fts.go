@@ -225,6 +225,42 @@ func Snippet(text string, words []string, width int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
+// Highlights finds the byte ranges [start, end) of words (case-insensitive)
+// in a snippet, in order, without overlaps: what a viewer emphasises.
+func Highlights(text string, words []string) [][2]int {
+	lower, offs := lowerOffsets(text)
+	var out [][2]int
+	for _, w := range words {
+		w, _ = lowerOffsets(strings.TrimSpace(w))
+		if w == "" {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			start, endL := i+j, i+j+len(w)
+			end := len(text)
+			if endL < len(offs) {
+				end = offs[endL]
+			}
+			out = append(out, [2]int{offs[start], end})
+			i = endL
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := out[:0]
+	for _, r := range out {
+		if n := len(merged); n > 0 && r[0] < merged[n-1][1] {
+			merged[n-1][1] = max(merged[n-1][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
 // lowerOffsets lower-cases s rune by rune and maps each byte of the result
 // to the offset of the rune of s it came from: lower-casing changes the
 // length of some runes (U+023A "Ⱥ" grows from 2 to 3 bytes, U+212A "K"

@@ -93,3 +93,24 @@ func FuzzTokens(f *testing.F) {
 		}
 	})
 }
+
+func TestHighlights(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		words []string
+		want  [][2]int
+	}{
+		{"cargo build kestrel", []string{"cargo"}, [][2]int{{0, 5}}},
+		{"Rate limit hit; rate LIMIT again", []string{"rate limit"}, [][2]int{{0, 10}, {16, 26}}},
+		{"timeout then Timeout", []string{"timeout", "then"}, [][2]int{{0, 7}, {8, 12}, {13, 20}}},
+		// Overlapping matches merge; offsets are in the original text even
+		// where lower-casing changes a rune's length (U+212A Kelvin sign).
+		{"abcd", []string{"abc", "bcd"}, [][2]int{{0, 4}}},
+		{"\u212aelvin kelvin", []string{"kelvin"}, [][2]int{{0, 8}, {9, 15}}},
+		{"nothing here", []string{"absent"}, nil},
+	} {
+		if got := Highlights(tc.text, tc.words); !reflect.DeepEqual(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+			t.Errorf("Highlights(%q, %q) = %v, want %v", tc.text, tc.words, got, tc.want)
+		}
+	}
+}

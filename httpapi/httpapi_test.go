@@ -87,6 +87,7 @@ var minimal = map[string]string{
 	"llm_invocations": "", "skills_backfill": `{"dry_run":true}`, "help": "",
 	"redact_rescan": `{"dry_run":true}`, "purge": `{"dry_run":true,"match":"lavra-plan"}`,
 	"mcp_incidents": "", "mcp_investigate": "target=labby", "hook_incidents": "", "hook_investigate": "hook=PostToolUse:Bash",
+	"incidents": "", "investigate": "lens=skill",
 	"friction_incidents": "", "friction_investigate": "", "signals": "",
 	"session_show": "detail=true", "row_show": "",
 	"skill_versions": "skill=lavra:lavra-plan", "skill_health": "", "skill_compare": "skill=lavra:lavra-plan&before=2020-01-01",
@@ -125,12 +126,79 @@ func TestEveryActionHasARouteThatAnswers(t *testing.T) {
 			t.Errorf("%s %s: %d %s", a.Method, a.Path, r.status, r.raw)
 		}
 	}
-	// The skill-first investigation answers with the labelled incident.
+	// The skill-first investigation answers with the labelled incident:
+	// its summary by default, the whole bundle with detail=true.
 	r := do(t, srv, "GET", "/api/ai/skill-investigate?skill=lavra:lavra-plan", readTok, "")
-	ev := r.body["evidence"].([]any)
-	inc := ev[0].(map[string]any)["incident"].(map[string]any)
-	if len(ev) != 1 || inc["skill_name"] != "lavra:lavra-plan" {
+	sum := r.body["evidence_summary"].([]any)
+	inc := sum[0].(map[string]any)["incident"].(map[string]any)
+	if len(sum) != 1 || inc["skill_name"] != "lavra:lavra-plan" || r.body["evidence"] != nil || r.body["detail"] != false {
 		t.Fatalf("skill-investigate: %s", r.raw[:min(len(r.raw), 400)])
+	}
+	full := do(t, srv, "GET", "/api/ai/skill-investigate?skill=lavra:lavra-plan&detail=true", readTok, "")
+	ev := full.body["evidence"].([]any)
+	if len(ev) != 1 || full.body["evidence_summary"] != nil || len(full.raw) <= len(r.raw) {
+		t.Fatalf("skill-investigate detail: %d bytes vs summary %d", len(full.raw), len(r.raw))
+	}
+	// investigate takes any lens's incident by id.
+	id := inc["incident_id"].(string)
+	byID := do(t, srv, "GET", "/api/ai/investigate?incident_id="+id, readTok, "")
+	got := byID.body["evidence_summary"].([]any)[0].(map[string]any)["incident"].(map[string]any)
+	if byID.status != 200 || got["incident_id"] != id || got["lens"] != "skill" {
+		t.Fatalf("investigate by id: %s", byID.raw[:min(len(byID.raw), 400)])
+	}
+}
+
+// TestEveryListingPages walks each listing one row at a time with the
+// cursor it returns: every page is new, and the pages together are the
+// whole listing.
+func TestEveryListingPages(t *testing.T) {
+	srv := newServer(t, httpapi.Options{ReadToken: readTok, AdminToken: adminTok})
+	for _, tc := range []struct{ path, key, id string }{
+		{"/api/search?query=the", "hits", "id"},
+		{"/api/sessions", "sessions", "ai_session_id"},
+		{"/api/ai/skills", "events", "id"},
+		{"/api/ai/skills?summary=true", "events", "skill_name"},
+		{"/api/ai/mcp-events", "events", "id"},
+		{"/api/ai/hooks", "events", "id"},
+		{"/api/ai/incidents", "incidents", "incident_id"},
+		{"/api/ai/skill-incidents?include_usage=true", "incidents", "incident_id"},
+		{"/api/ai/abuse?terms=broken,deploy", "matches", "term"},
+	} {
+		sep := "?"
+		if strings.Contains(tc.path, "?") {
+			sep = "&"
+		}
+		whole := do(t, srv, "GET", tc.path+sep+"limit=100", readTok, "")
+		want := len(whole.body[tc.key].([]any))
+		if want < 2 {
+			t.Errorf("%s: %d rows; the test needs at least 2", tc.path, want)
+			continue
+		}
+		seen := 0
+		cursor := ""
+		for page := 0; ; page++ {
+			r := do(t, srv, "GET", tc.path+sep+"limit=1"+cursor, readTok, "")
+			rows := r.body[tc.key].([]any)
+			if r.status != 200 || len(rows) != 1 || page > want {
+				t.Fatalf("%s page %d: %d %s", tc.path, page, r.status, r.raw[:min(300, len(r.raw))])
+			}
+			wantRow := whole.body[tc.key].([]any)[seen].(map[string]any)
+			if rows[0].(map[string]any)[tc.id] != wantRow[tc.id] {
+				t.Errorf("%s page %d: %v, want %v", tc.path, page, rows[0].(map[string]any)[tc.id], wantRow[tc.id])
+			}
+			seen++
+			next, _ := r.body["next"].(string)
+			if next == "" {
+				break
+			}
+			cursor = "&cursor=" + next
+		}
+		if seen != want {
+			t.Errorf("%s: %d rows over the pages, %d in one", tc.path, seen, want)
+		}
+	}
+	if r := do(t, srv, "GET", "/api/ai/mcp-events?cursor=nonsense", readTok, ""); r.status != 400 || !strings.Contains(r.raw, "cursor") {
+		t.Errorf("bad cursor: %d %s", r.status, r.raw)
 	}
 }
 
@@ -191,10 +259,15 @@ func TestParametersAndErrors(t *testing.T) {
 		{"/api/ai/skill-incidents?nope=1", 400, `unknown parameter \"nope\"`},
 		{"/api/ai/skill-incidents?limit=1&limit=2", 400, "given 2 times"},
 		{"/api/ai/skill-incidents?since=yesteryear", 400, "since"},
-		{"/api/ai/skill-incidents?tool=vim", 400, "unknown tool"},
+		{"/api/ai/skill-incidents?agent=vim", 400, "unknown agent"},
+		{"/api/ai/skill-incidents?tool=vim", 400, "unknown agent"}, // the older name of agent
+		{"/api/ai/skill-incidents?tool=claude&agent=claude", 400, "not both"},
+		{"/api/ai/investigate", 400, "incident_id"},
+		{"/api/ai/investigate?incident_id=nope-1", 404, "no incident id"},
 		{"/api/ai/skill-investigate?incident_id=skill-inc-0000", 404, "skill-inc-0000"},
 		{"/api/search", 400, "empty"},
-		{"/api/ai/incidents?terms=crap&terms=useless&limit=5", 200, `"incidents"`},
+		{"/api/ai/abuse-incidents?terms=crap&terms=useless&limit=5", 200, `"incidents"`},
+		{"/api/ai/incidents?lens=skill&lens=mcp&limit=5", 200, `"lens":"skill"`},
 	} {
 		r := do(t, srv, "GET", tc.path, readTok, "")
 		if r.status != tc.status || !strings.Contains(r.raw, tc.want) {
@@ -267,7 +340,9 @@ func TestOpenAPIDescribesEveryAction(t *testing.T) {
 		}
 		var names []string
 		for _, p := range op.Parameters {
-			names = append(names, p["name"].(string))
+			if p["deprecated"] != true {
+				names = append(names, p["name"].(string))
+			}
 		}
 		if a.Method == "GET" && strings.Join(names, ",") != strings.Join(a.Params(), ",") {
 			t.Errorf("%s: parameters %v, registry %v", a.Name, names, a.Params())

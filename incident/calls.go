@@ -261,9 +261,17 @@ func operation(c store.SessionCall) string {
 	return c.ToolName + " " + c.Arguments
 }
 
-// codexBody drops Codex's exec boilerplate ("Chunk ID: … Output:") from a
-// result text, keeping what the command printed.
+// codexExit is the head of the error text Cortex stores for a failed
+// Codex command: "exit N", then ": " and what the command printed.
+var codexExit = regexp.MustCompile(`^exit -?\d+(?::|$)`)
+
+// codexBody drops Codex's exec boilerplate ("Chunk ID: … Output:", or the
+// "exit N: " Cortex stores in its place) from a result text, keeping what
+// the command printed.
 func codexBody(text string) string {
+	if m := codexExit.FindStringIndex(text); m != nil {
+		return strings.TrimSpace(text[m[1]:])
+	}
 	if i := strings.Index(text, "\nOutput:"); i >= 0 && strings.Contains(text[:i], "Process exited with code") {
 		return strings.TrimSpace(text[i+len("\nOutput:"):])
 	}

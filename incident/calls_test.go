@@ -42,6 +42,14 @@ func TestClassifyRealCalls(t *testing.T) {
 		{"codex 019ed99c: rg on a path that does not exist", sqlite.SessionCall{ToolCall: sqlite.ToolCall{ToolName: "exec_command",
 			Status: cortex.CallError, IsError: true, ExitCode: exit(2), ErrorText: "Chunk ID: 1b998d\nWall time: 0.0001 seconds\nProcess exited with code 2\nOriginal token count: 860\nOutput:\nrg: apps/cli/src/commands/trace: No such file or directory (os error 2)"},
 			Arguments: codexShell(`rg -n -- "--trace|trace input" apps/cli/src/commands/grade apps/cli/src/commands/trace`)}, classProbe},
+		// The same two as Cortex stores a failed Codex command: "exit N"
+		// and what it printed.
+		{"codex 019eeca6, as stored: exit 1, no output", sqlite.SessionCall{ToolCall: sqlite.ToolCall{ToolName: "exec_command",
+			Status: cortex.CallError, IsError: true, ExitCode: exit(1), ErrorText: "exit 1"},
+			Arguments: codexShell(`curl -L --silent https://docs.entire.io/api-reference/openapi.json | rg -n "drift|trail|stale|finding" -i -C 2`)}, classProbe},
+		{"codex 019ed99c, as stored: exit 2 and rg's message", sqlite.SessionCall{ToolCall: sqlite.ToolCall{ToolName: "exec_command",
+			Status: cortex.CallError, IsError: true, ExitCode: exit(2), ErrorText: "exit 2: rg: apps/cli/src/commands/trace: No such file or directory (os error 2)"},
+			Arguments: codexShell(`rg -n -- "--trace|trace input" apps/cli/src/commands/grade apps/cli/src/commands/trace`)}, classProbe},
 		{"claude a88641f6: no PR yet", sqlite.SessionCall{ToolCall: sqlite.ToolCall{ToolName: "Bash", Status: cortex.CallError, IsError: true,
 			ErrorText: `Exit code 1
 no pull requests found for branch "alisha/commit"`}, Arguments: shell("gh pr view --json number,isDraft,state 2>&1")}, classProbe},

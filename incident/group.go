@@ -221,19 +221,20 @@ func stableID(prefix, lens string, k groupKey, members []string) string {
 
 // sortIncidents orders incidents totally: score descending, then last seen
 // descending, then id.
-func sortIncidents(incs []cortex.Incident) {
-	slices.SortFunc(incs, func(a, b cortex.Incident) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		if c := strings.Compare(b.LastSeen, a.LastSeen); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+func sortIncidents(incs []cortex.Incident) { slices.SortFunc(incs, byScore) }
+
+// byScore orders a lens's incidents: highest score, then newest, then id.
+func byScore(a, b cortex.Incident) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	if c := strings.Compare(b.LastSeen, a.LastSeen); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // toMembers turns the candidate rows a lens read (at most capRows+1, so

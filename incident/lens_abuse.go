@@ -202,8 +202,11 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 	}
 	out := cortex.AbuseMatches{Terms: ip.Terms, Matches: []cortex.AbuseMatch{}, CandidateRows: scanned,
 		CandidateCap: e.candidateCap(), CandidateWindowTruncated: truncated, LimitClampedTo: clamped}
+	off := min(p.Cursor.OffsetOf(), len(rows))
+	rows, reads = rows[off:], reads[off:]
 	if len(rows) > limit {
 		rows, out.Truncated = rows[:limit], true
+		out.Next = cortex.Cursor{Offset: off + limit}.Encode()
 	}
 	out.Truncated = out.Truncated || truncated
 	for i, r := range rows {

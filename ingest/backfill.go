@@ -33,6 +33,27 @@ func EventKinds() []string { return []string{KindBodies, KindSkills, KindTools, 
 // interrupts and aborts (system), rejections (tool results).
 var userRoles = []cortex.Role{cortex.RoleUser, cortex.RoleSystem, cortex.RoleToolResult}
 
+// backfillRoles are the roles of the rows a backfill of kinds reads (nil:
+// every row).
+func backfillRoles(kinds []string) []cortex.Role {
+	if len(kinds) == 1 && kinds[0] == KindUsers {
+		return userRoles // the other rows carry no user event: skip decoding them
+	}
+	return nil
+}
+
+// BackfillScope is how many rows a backfill of kinds from afterID (and
+// since) scans at most: the total of its progress.
+func BackfillScope(ctx context.Context, store interface {
+	CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role) (int64, error)
+}, kinds []string, afterID int64, since time.Time) (int64, error) {
+	kinds, err := normalizeKinds(kinds)
+	if err != nil {
+		return 0, err
+	}
+	return store.CountTranscriptRecords(ctx, afterID, since, backfillRoles(kinds))
+}
+
 // BackfillStore is what a backfill needs from the database.
 type BackfillStore interface {
 	TranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role, limit int) ([]sqlite.StoredRecord, error)
@@ -125,10 +146,7 @@ func Backfill(ctx context.Context, store BackfillStore, opts BackfillOptions) (B
 	for _, k := range kinds {
 		want[k] = true
 	}
-	var roles []cortex.Role
-	if len(kinds) == 1 && kinds[0] == KindUsers {
-		roles = userRoles // the other rows carry no user event: skip decoding them
-	}
+	roles := backfillRoles(kinds)
 	var dry *sqlite.DryRun
 	if opts.DryRun {
 		dry = sqlite.NewDryRun()

@@ -236,8 +236,9 @@ func TestIndexRealCorpus(t *testing.T) {
 		uuid, _ := r["uuid"].(string)
 		switch {
 		case typ == "summary":
+			// A summary is the title of its leaf message's session.
 			leaf, _ := r["leafUuid"].(string)
-			if count(t, raw, `SELECT count(*) FROM logs WHERE ai_kind='summary' AND message LIKE ?`, "%"+r["summary"].(string)+"%") == 0 {
+			if count(t, raw, `SELECT count(*) FROM ai_session_summaries WHERE leaf_uuid = ? AND summary = ?`, leaf, r["summary"]) == 0 {
 				t.Errorf("summary (leaf %s) from a joined line is not stored", leaf)
 			}
 		case uuid != "" && typ != "file-history-snapshot":

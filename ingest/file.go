@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cortexhq/cortex"
@@ -36,6 +38,23 @@ type reader struct {
 	store    Store
 	opts     *Options
 	inFlight chan error
+	// projects caches Claude project folders resolved against the file
+	// system (folder name → directory, "" when none exists).
+	projects sync.Map
+}
+
+// claudeProject is the directory a Claude project folder was named after,
+// when it exists on this machine (see transcript.ResolveClaudeProject).
+func (r *reader) claudeProject(name string) string {
+	if v, ok := r.projects.Load(name); ok {
+		return v.(string)
+	}
+	dir := transcript.ResolveClaudeProject(name, func(p string) bool {
+		fi, err := os.Stat(filepath.FromSlash(p))
+		return err == nil && fi.IsDir()
+	})
+	r.projects.Store(name, dir)
+	return dir
 }
 
 func newReader(store Store, opts *Options) *reader {
@@ -137,6 +156,13 @@ func (fr *fileRun) run(ctx context.Context) error {
 	fr.batch.SourceTag = "transcript://" + string(format)
 	ctxFile := transcript.ContextFromPath(fr.j.c.path, format)
 	ctxFile.ModTime = time.Unix(0, mtime)
+	if name, ok := transcript.ClaudeProjectFolder(fr.j.c.path); ok && format == transcript.FormatClaude {
+		// The folder name is a lossy encoding of the project path: prefer
+		// the directory it names when that exists here.
+		if dir := fr.r.claudeProject(name); dir != "" {
+			ctxFile.Project = dir
+		}
+	}
 	if ctxFile.SessionID == "" || format == transcript.FormatClaude && !looksLikeID(ctxFile.SessionID) {
 		if s := transcript.SessionFromHead(head, format); s != "" && ctxFile.AgentID == "" {
 			ctxFile.SessionID = s
@@ -354,8 +380,22 @@ func (fr *fileRun) readDocument(ctx context.Context, f *os.File, size int64, ctx
 	return nil
 }
 
-// result turns one parse result into a record, a skip, or a parse error.
+// result turns one parse result into a record, a skip, or a parse error,
+// and keeps the token usage and session summary it carries (skipped
+// records carry them too).
 func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart int64) error {
+	if res.Err == nil {
+		if u := res.Usage; u != nil && u.SessionID != "" {
+			if u.Timestamp.IsZero() {
+				u.Timestamp = fr.mtime
+			}
+			fr.batch.Usage = append(fr.batch.Usage, *u)
+		}
+		if sm := res.Summary; sm != nil {
+			text, _ := fr.r.opts.Redactor.String(sm.Text)
+			fr.batch.Summaries = append(fr.batch.Summaries, cortex.SessionSummary{LeafUUID: sm.LeafUUID, Text: text})
+		}
+	}
 	switch {
 	case res.Err != nil:
 		fr.parseError(res.Line, lineStart, res.Err.Error(), res.Raw)

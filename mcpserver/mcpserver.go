@@ -48,10 +48,11 @@ import (
 // ServerName is the implementation name the server reports to clients.
 const ServerName = "cortex"
 
-// New returns an MCP server exposing one tool per action of the registry,
-// called on svc as caller. version is reported as the server's version.
-// Every action is listed whatever the caller's scopes: calling one the
-// caller may not use returns a forbidden tool error.
+// New returns an MCP server exposing one tool per action of the registry
+// that caller may call, called on svc as caller: admin actions are not
+// listed to a caller without the admin scope, and a lens's own incident
+// actions are served by the all-lens tools incidents and investigate (see
+// app.Action.Lens). version is reported as the server's version.
 func New(svc *app.Service, caller app.Caller, version string) *mcp.Server {
 	logger := svc.Logger
 	if logger == nil {
@@ -64,26 +65,139 @@ func New(svc *app.Service, caller app.Caller, version string) *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, a := range app.Actions() {
-		server.AddTool(toolFor(a), handler(svc, caller, a, logger, app.MaxResultBytes))
+		if !caller.Has(a.Scope) || !a.OnMCP() {
+			continue
+		}
+		server.AddTool(ToolFor(a), handler(svc, caller, a, logger, app.MaxResultBytes))
 	}
 	return server
 }
 
-// toolFor describes an action as an MCP tool: its name, its description with
-// scope and cost, its parameters' schema and behaviour hints.
-func toolFor(a app.Action) *mcp.Tool {
+// ToolFor describes an action as an MCP tool: its name, its description
+// (with the cost class when a call is not cheap), its input schema, a
+// compact schema of its result and behaviour hints. Every agent session
+// that lists the tools pays for this text, so it says only what a model
+// needs: schema descriptions, "additionalProperties" and null variants of
+// inputs are left out (unknown parameters are still refused, by name).
+func ToolFor(a app.Action) *mcp.Tool {
 	write := a.Cost == app.CostWrite
-	return &mcp.Tool{
-		Name:        a.Name,
-		Description: fmt.Sprintf("%s (scope %s, cost %s)", a.Description, a.Scope, a.Cost),
-		InputSchema: a.Schema(),
-		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    !write,
-			DestructiveHint: new(a.Destructive),
-			IdempotentHint:  !write,
-			OpenWorldHint:   new(false),
-		},
+	desc := a.Description
+	if a.Cost != app.CostCheap {
+		desc += " (" + string(a.Cost) + ")"
 	}
+	t := &mcp.Tool{
+		Name:         a.Name,
+		Description:  desc,
+		InputSchema:  inputSchema(a),
+		OutputSchema: outputSchema(a),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: !write, IdempotentHint: !write, OpenWorldHint: new(false)},
+	}
+	if write {
+		// The destructive hint means something only for a tool that is not
+		// read-only: read tools leave it out.
+		t.Annotations.DestructiveHint = new(a.Destructive)
+	}
+	return t
+}
+
+// inputSchema is the action's parameter schema as a tool's input schema:
+// no description (the tool has one), no additionalProperties, and
+// parameters typed as what a caller sends (a list, not "null or list").
+func inputSchema(a app.Action) json.RawMessage {
+	m := jsonObject(a.Schema())
+	delete(m, "description")
+	delete(m, "additionalProperties")
+	if props, ok := m["properties"].(map[string]any); ok {
+		for name, p := range props {
+			if a.Unlisted(name) != "" {
+				// Accepted, not advertised: see app.Action.Unlisted.
+				delete(props, name)
+				continue
+			}
+			if p, ok := p.(map[string]any); ok {
+				p["type"] = nonNull(p["type"])
+				if _, enum := p["enum"]; enum {
+					delete(p, "type") // the values say it
+				}
+			}
+		}
+	}
+	return mustJSON(m)
+}
+
+// outputDepth is how deep a tool's output schema describes the result:
+// its top-level fields and their types (the shape of nested objects is
+// in the REST API's OpenAPI document and docs/mcp/SCHEMA.md).
+const outputDepth = 1
+
+// outputSchema is a compact schema of the action's result, generated from
+// the same Go type: the top-level fields with their types, nothing deeper
+// (clients check structured content against it; it stays true because it
+// only drops detail).
+func outputSchema(a app.Action) json.RawMessage {
+	m := compact(jsonObject(a.ResultSchema()), 0)
+	m["type"] = "object"
+	return mustJSON(m)
+}
+
+// compact keeps a schema's type and, above outputDepth, its properties
+// and items, dropping descriptions, required lists and closed-object
+// markers.
+func compact(m map[string]any, depth int) map[string]any {
+	out := map[string]any{}
+	if t, ok := m["type"]; ok {
+		out["type"] = t
+	}
+	if depth >= outputDepth {
+		return out
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		cp := map[string]any{}
+		for name, p := range props {
+			if p, ok := p.(map[string]any); ok {
+				cp[name] = compact(p, depth+1)
+			}
+		}
+		out["properties"] = cp
+	}
+	if items, ok := m["items"].(map[string]any); ok {
+		out["items"] = compact(items, depth+1)
+	}
+	return out
+}
+
+// nonNull drops "null" from a type list (["null","array"] → "array").
+func nonNull(t any) any {
+	list, ok := t.([]any)
+	if !ok {
+		return t
+	}
+	var keep []any
+	for _, x := range list {
+		if x != "null" {
+			keep = append(keep, x)
+		}
+	}
+	if len(keep) == 1 {
+		return keep[0]
+	}
+	return keep
+}
+
+func jsonObject(v any) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(mustJSON(v), &m); err != nil {
+		panic(fmt.Sprintf("schema is not a JSON object: %v", err)) // generated schemas always are
+	}
+	return m
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode schema: %v", err)) // generated schemas always encode
+	}
+	return b
 }
 
 // instructions returns the guidance of the help action for the server's

@@ -338,9 +338,11 @@ func collect[T any](rows pgx.Rows, err error, what string, scan func(pgx.Rows) (
 }
 
 // listRows runs a listing query (which must end in LIMIT ? with limit+1
-// bound) and scans at most limit rows, reporting truncation.
+// bound) and scans at most limit rows, reporting truncation; key, when
+// set, gives the cursor of a row, and Next is then the cursor after the
+// last row of a truncated page.
 func listRows[T any](ctx context.Context, db *DB, what, q string, args []any, limit int,
-	scan func(pgx.Rows) (T, error)) (cortex.EventList[T], error) {
+	scan func(pgx.Rows) (T, error), key func(T) cortex.Cursor) (cortex.EventList[T], error) {
 	out := cortex.EventList[T]{Events: []T{}}
 	rows, err := db.query(ctx, q, append(args, limit+1)...)
 	all, err := collect(rows, err, what, scan)
@@ -352,6 +354,9 @@ func listRows[T any](ctx context.Context, db *DB, what, q string, args []any, li
 	}
 	out.Events = append(out.Events, all...)
 	out.Total = len(out.Events)
+	if out.Truncated && key != nil && len(out.Events) > 0 {
+		out.Next = key(out.Events[len(out.Events)-1]).Encode()
+	}
 	return out, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // The LLM audit (llm.Audit) of assessments run against the team store.
@@ -162,16 +163,7 @@ func (db *DB) AttachProvider(ctx context.Context, id string, pid int, dir string
 // Invocations lists audited LLM invocations, newest first. Limit must be
 // clamped.
 func (db *DB) Invocations(ctx context.Context, p cortex.InvocationParams) (cortex.InvocationList, error) {
-	var w where
-	if !p.Since.IsZero() {
-		w.Add("started_at >= ?", cortex.FormatTime(p.Since))
-	}
-	if p.Action != "" {
-		w.Add("action = ?", p.Action)
-	}
-	if p.Status != "" {
-		w.Add("status = ?", p.Status)
-	}
+	w := sqlpart.Invocations(p)
 	res, err := listRows(ctx, db, "LLM invocations", `SELECT id, started_at, finished_at, duration_ms, caller_surface, action, provider,
 		COALESCE(model, ''), COALESCE(program, ''), COALESCE(incident_id, ''), COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
 		COALESCE(ai_session_id, ''), evidence_counts_json, COALESCE(prompt_bytes, 0), output_bytes, status, COALESCE(error, ''),
@@ -201,6 +193,6 @@ func (db *DB) Invocations(ctx context.Context, p cortex.InvocationParams) (corte
 				_ = json.Unmarshal([]byte(*meta), &inv.Metadata)
 			}
 			return inv, nil
-		})
-	return cortex.InvocationList{Invocations: res.Events, Total: res.Total, Truncated: res.Truncated}, err
+		}, sqlpart.InvocationCursor)
+	return cortex.InvocationList{Invocations: res.Events, Total: res.Total, Truncated: res.Truncated, Next: res.Next}, err
 }

@@ -46,7 +46,7 @@ func (m Marks) Clone() Marks {
 
 // markColumns are the push_stores columns of the tables' marks.
 var markColumns = map[string]string{"logs": "logs_done", "ai_skill_events": "skill_done", "ai_mcp_events": "mcp_done",
-	"ai_hook_events": "hook_done", "ai_user_events": "user_done"}
+	"ai_hook_events": "hook_done", "ai_user_events": "user_done", "ai_token_usage": "usage_done"}
 
 // Pusher is a pushing store as the team store knows it.
 type Pusher struct {
@@ -98,18 +98,25 @@ type querier interface {
 
 func (db *DB) pusher(ctx context.Context, q querier, storeID string, lock bool) (Pusher, error) {
 	p := Pusher{Marks: Marks{Tables: map[string]int64{}}}
-	var logs, skill, mcp, hook, user int64
 	var content string
-	sql := `SELECT store_no, content, logs_done, skill_done, mcp_done, hook_done, user_done, change_done FROM push_stores WHERE store_id = $1`
+	cols := make([]string, len(store.PushTables))
+	marks := make([]int64, len(store.PushTables))
+	dest := []any{&p.StoreNo, &content, &p.Marks.Change}
+	for i, t := range store.PushTables {
+		cols[i] = markColumns[t.Name]
+		dest = append(dest, &marks[i])
+	}
+	sql := `SELECT store_no, content, change_done, ` + strings.Join(cols, ", ") + ` FROM push_stores WHERE store_id = $1`
 	if lock {
 		sql += ` FOR UPDATE`
 	}
-	if err := q.QueryRow(ctx, sql, storeID).Scan(&p.StoreNo, &content, &logs, &skill, &mcp, &hook, &user, &p.Marks.Change); err != nil {
+	if err := q.QueryRow(ctx, sql, storeID).Scan(dest...); err != nil {
 		return p, db.failed(err, "read this store's push marks")
 	}
 	p.Content = store.Content(content)
-	p.Marks.Tables["logs"], p.Marks.Tables["ai_skill_events"], p.Marks.Tables["ai_mcp_events"] = logs, skill, mcp
-	p.Marks.Tables["ai_hook_events"], p.Marks.Tables["ai_user_events"] = hook, user
+	for i, t := range store.PushTables {
+		p.Marks.Tables[t.Name] = marks[i]
+	}
 	return p, nil
 }
 

@@ -84,6 +84,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	q := tsQuery(parsed)
 	res.FTSQuery = q
 	w := sqlpart.Search(p, "l.")
+	offset := sqlpart.SearchOffset(p)
 	order := ` ORDER BY l.timestamp DESC, l.id DESC`
 	if p.Rank {
 		order = ` ORDER BY ts_rank_cd(l.fts, ?::tsquery) DESC, l.id DESC`
@@ -92,7 +93,8 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	if p.Rank {
 		args = append(args, q)
 	}
-	rows, err := db.query(ctx, searchCols+` FROM logs l WHERE l.fts @@ ?::tsquery`+w.SQL()+order+` LIMIT ?`, append(args, p.Limit+1)...)
+	rows, err := db.query(ctx, searchCols+` FROM logs l WHERE l.fts @@ ?::tsquery`+w.SQL()+order+` LIMIT ? OFFSET ?`,
+		append(args, p.Limit+1, offset)...)
 	hits, err := collect(rows, err, "search hits", func(rows pgx.Rows) (cortex.SearchHit, error) {
 		var h cortex.SearchHit
 		var tool, role, sev, msg string
@@ -101,6 +103,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 			&h.Hostname, &sev, &isErr, &h.TranscriptPath, &h.Line, &msg)
 		h.Tool, h.Role, h.Severity, h.IsError = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1
 		h.Snippet = fts.Snippet(msg, parsed.Words, 200)
+		h.Highlights = fts.Highlights(h.Snippet, parsed.Words)
 		return h, err
 	})
 	if err != nil {
@@ -111,18 +114,35 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	}
 	res.Hits = append(res.Hits, hits...)
 	res.Total = len(res.Hits)
+	res.Next = sqlpart.SearchNext(p, res, offset)
 	return res, nil
 }
 
-const sessionViewCols = `ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
-	rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, '')`
+// NewestRow is the time of the newest stored row ("" for an empty store).
+func (db *DB) NewestRow(ctx context.Context) (string, error) {
+	var t *string
+	if err := db.queryRow(ctx, `SELECT max(timestamp) FROM logs`).Scan(&t); err != nil {
+		return "", cortex.WrapError(cortex.CodeUnavailable, err, "cannot read the store: %v", cortex.ErrorMessage(err))
+	}
+	if t == nil {
+		return "", nil
+	}
+	return *t, nil
+}
 
+const sessionViewCols = `ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
+	rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, ''),
+	COALESCE(title, ''), COALESCE(first_prompt, '')`
+
+// scanSession reads a session row: its counters, its title and its
+// duration (see store.SetTitle).
 func scanSession(rows pgx.Rows) (cortex.Session, error) {
 	var s cortex.Session
-	var tool string
+	var tool, title, prompt string
 	err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
-		&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath)
+		&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath, &title, &prompt)
 	s.Tool = cortex.Tool(tool)
+	store.SetTitle(&s, title, prompt)
 	return s, err
 }
 
@@ -131,8 +151,10 @@ func scanSession(rows pgx.Rows) (cortex.Session, error) {
 func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
 	out := cortex.SessionList{Sessions: []cortex.Session{}}
 	w := sqlpart.Sessions(p)
-	rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE true`+w.SQL()+
-		` ORDER BY last_seen DESC, ai_session_id, ai_tool, hostname, store_no LIMIT ?`, append(w.Args, p.Limit+1)...)
+	// store_no last: two pushing stores of one host (a store made anew)
+	// may hold the same session.
+	rows, err := db.query(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE true`+w.SQL()+sqlpart.SessionsOrder+
+		`, store_no LIMIT ?`, append(w.Args, p.Limit+1)...)
 	all, err := collect(rows, err, "sessions", scanSession)
 	if err != nil {
 		return out, err
@@ -142,6 +164,9 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 	}
 	out.Sessions = append(out.Sessions, all...)
 	out.Total = len(out.Sessions)
+	if out.Truncated {
+		out.Next = sqlpart.SessionCursor(out.Sessions[len(out.Sessions)-1]).Encode()
+	}
 	return out, nil
 }
 
@@ -326,29 +351,34 @@ func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (corte
 		w.Add("skill_plugin = ?", p.Plugin)
 	}
 	return listRows(ctx, db, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE true`+w.SQL()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanSkillEvent)
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanSkillEvent,
+		func(r cortex.SkillEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 // SkillSummaries summarizes skill use per skill, most recently used first.
 // Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	w := sqlpart.Event(p.EventFilter)
+	f := p.EventFilter
+	f.After = nil // pages by skill (last use, name), not by event
+	w := sqlpart.Event(f)
 	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
 	if p.Plugin != "" {
 		w.Add("skill_plugin = ?", p.Plugin)
 	}
+	having, hargs := sqlpart.SkillSummariesAfter(p.After)
 	// The agents in first-seen order, as SQLite's group_concat(DISTINCT)
 	// lists them when it reads the rows in time order.
 	return listRows(ctx, db, "skills", `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
 		count(DISTINCT ai_tool || ':' || COALESCE(ai_session_id, '')), string_agg(DISTINCT ai_tool, ','), min(timestamp), max(timestamp)
-		FROM ai_skill_events WHERE true`+w.SQL()+` GROUP BY skill_name ORDER BY max(timestamp) DESC, skill_name LIMIT ?`, w.Args, p.Limit,
+		FROM ai_skill_events WHERE true`+w.SQL()+` GROUP BY skill_name`+having+` ORDER BY max(timestamp) DESC, skill_name DESC LIMIT ?`,
+		append(w.Args, hargs...), p.Limit,
 		func(rows pgx.Rows) (cortex.SkillSummary, error) {
 			var s cortex.SkillSummary
 			err := rows.Scan(&s.SkillName, &s.SkillPlugin, &s.Events, &s.Sessions, &s.Tools, &s.FirstSeen, &s.LastSeen)
 			return s, err
-		})
+		}, sqlpart.SkillSummaryCursor)
 }
 
 const toolEventCols = `id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
@@ -393,7 +423,8 @@ func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.
 		w.Add("(is_error = 1 OR status = 'error')")
 	}
 	return listRows(ctx, db, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events WHERE true`+w.SQL()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanToolEvent)
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanToolEvent,
+		func(r cortex.ToolEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 const hookEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
@@ -431,7 +462,8 @@ func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.
 		w.Add("evidence_kind = ?", p.EvidenceKind)
 	}
 	return listRows(ctx, db, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE true`+w.SQL()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanHookEvent)
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanHookEvent,
+		func(r cortex.HookEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 // Logs lists non-AI log rows, newest first.
@@ -460,5 +492,9 @@ func (db *DB) Logs(ctx context.Context, p store.LogParams) (store.LogList, error
 	}
 	out.Logs = append(out.Logs, all...)
 	out.Total = len(out.Logs)
+	if out.Truncated {
+		last := out.Logs[len(out.Logs)-1]
+		out.Next = sqlpart.RowCursor(last.Timestamp, last.ID).Encode()
+	}
 	return out, nil
 }

@@ -165,7 +165,7 @@ func (db *DB) SessionEvents(ctx context.Context, s store.SessionScope, from, to 
 	const cond = ` WHERE ai_session_id = ? AND timestamp >= ? AND timestamp <= ? AND ai_tool = ? AND hostname = ?
 		ORDER BY timestamp, id LIMIT ?`
 	skills, err := listRows(ctx, db, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events`+cond, span,
-		maxTranscriptEvents, scanSkillEvent)
+		maxTranscriptEvents, scanSkillEvent, nil)
 	if err != nil {
 		return ev, err
 	}
@@ -222,20 +222,20 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 	}
 	sk, err := listRows(ctx, db, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND log_id = ? ORDER BY id LIMIT ?`,
-		append(scopeArgs(s), id), 100, scanSkillEvent)
+		append(scopeArgs(s), id), 100, scanSkillEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}
 	r.SkillEvents = sk.Events
 	te, err := listRows(ctx, db, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND (call_log_id = ? OR result_log_id = ?) ORDER BY id LIMIT ?`,
-		append(scopeArgs(s), id, id), 100, scanToolEvent)
+		append(scopeArgs(s), id, id), 100, scanToolEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}
 	r.ToolEvents = te.Events
 	he, err := listRows(ctx, db, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE log_id = ? ORDER BY id LIMIT ?`,
-		[]any{id}, 100, scanHookEvent)
+		[]any{id}, 100, scanHookEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}

@@ -270,3 +270,110 @@ func TestPushSendsVoiceReadings(t *testing.T) {
 		t.Errorf("VoicesCurrent with a reading of other rules: %v %v", current, err)
 	}
 }
+
+// Sessions' titles and token usage reach the team store, also when they
+// change after the session's rows were pushed: a summary written later, in
+// another file of the folder, titles a pushed session, and a response
+// whose counts grow changes its usage row. A title is text: none drops it,
+// redacted redacts it again.
+func TestPushSessionTitlesAndUsage(t *testing.T) {
+	url := testpg.URL(t)
+	ctx := context.Background()
+	b, err := os.ReadFile(filepath.Join(testcorpus.Real(t),
+		"claude/claude-code-log/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "-experiments-ideas")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var leaf string
+	for _, line := range strings.Split(string(b), "\n") {
+		var rec struct {
+			UUID string `json:"uuid"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.UUID != "" {
+			leaf = rec.UUID
+		}
+	}
+	local, path := teststore.Indexed(t, dir)
+	team := openTeam(t, url)
+	if _, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"}); err != nil {
+		t.Fatal(err)
+	}
+	same := func(what string) cortex.Session {
+		t.Helper()
+		a, errA := app.New(local).Sessions(ctx, cortex.SessionParams{Limit: 10})
+		b, errB := app.New(team).Sessions(ctx, cortex.SessionParams{Limit: 10})
+		if errA != nil || errB != nil || len(a.Sessions) != 1 || len(b.Sessions) != 1 {
+			t.Fatalf("%s: sessions %+v (%v), %+v (%v)", what, a, errA, b, errB)
+		}
+		ja, _ := json.Marshal(a.Sessions[0])
+		jb, _ := json.Marshal(b.Sessions[0])
+		if string(ja) != string(jb) {
+			t.Errorf("%s: the laptop's session\n%s\nthe team's\n%s", what, ja, jb)
+		}
+		return b.Sessions[0]
+	}
+	s := same("first push")
+	if s.TitleSource != "first_prompt" || s.Usage == nil || s.Usage.Total.Output == 0 || len(s.Models) == 0 {
+		t.Fatalf("the pushed session has no title or usage: %+v", s)
+	}
+	// A summary of the session written later, in a new file of the folder
+	// (as Claude Code does): no row of the session changes.
+	sum, _ := json.Marshal(map[string]string{"type": "summary", "summary": "Ideas for the experiments", "leafUuid": leaf})
+	if err := os.WriteFile(filepath.Join(dir, "later.jsonl"), append(sum, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Index(ctx, local, ingest.Options{Paths: []string{dir}, Hostname: "testhost"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
+	if err != nil || res.Updated["ai_sessions"] != 1 || res.Inserted["logs"] != 0 {
+		t.Fatalf("push after a summary: %+v %v", res, err)
+	}
+	if s := same("after a summary"); s.Title != "Ideas for the experiments" || s.TitleSource != "summary" {
+		t.Errorf("the team's session is titled %q (%s)", s.Title, s.TitleSource)
+	}
+	// A response's counts grow (Claude writes a streamed response's usage
+	// again with its final output count).
+	w := teststore.Writer(t, path)
+	if _, err := w.ExecContext(ctx, `UPDATE ai_token_usage SET output_tokens = output_tokens + 1000
+		WHERE id = (SELECT min(id) FROM ai_token_usage)`); err != nil {
+		t.Fatal(err)
+	}
+	res, err = push.Run(ctx, local, team, push.Options{Hostname: "laptop"})
+	if err != nil || res.Updated["ai_token_usage"] != 1 || res.Rows != 1 {
+		t.Fatalf("push after a usage change: %+v %v", res, err)
+	}
+	same("after a usage change")
+	if res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop"}); err != nil || res.Rows != 0 {
+		t.Errorf("re-push: %+v %v", res, err)
+	}
+	// Titles are text. A title holding a secret (stored before the rules
+	// knew it) is redacted again with redacted, dropped with none.
+	secret := "ghp_" + strings.Repeat("x1Y2z3", 6)
+	if _, err := w.ExecContext(ctx, `UPDATE ai_sessions SET title = ?`, "deploy with "+secret); err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []store.Content{store.ContentRedacted, store.ContentNone} {
+		res, err := push.Run(ctx, local, team, push.Options{Hostname: "laptop", Content: level})
+		if err != nil || !res.Reset {
+			t.Fatalf("push %s: %+v %v", level, res, err)
+		}
+		if n := testpg.Count(t, url, `SELECT count(*) FROM ai_sessions WHERE title LIKE '%`+secret+`%' OR first_prompt LIKE '%`+secret+`%'`); n != 0 {
+			t.Errorf("%s: the secret of a title reached the team store", level)
+		}
+		texts := testpg.Count(t, url, `SELECT count(*) FROM ai_sessions WHERE title IS NOT NULL OR first_prompt IS NOT NULL`)
+		if want := map[store.Content]int64{store.ContentRedacted: 1, store.ContentNone: 0}[level]; texts != want {
+			t.Errorf("%s: %d sessions with a title or first prompt on the team store, want %d", level, texts, want)
+		}
+		if n := testpg.Count(t, url, `SELECT count(*) FROM ai_token_usage`); n == 0 {
+			t.Errorf("%s: no token usage pushed (counts are no text)", level)
+		}
+	}
+}

@@ -60,6 +60,11 @@ func normalize(v any) any {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
+			if n, ok := e.(string); ok && (k == "next" || k == "cursor") {
+				// A listing's cursor may hold a row id.
+				out[k] = normalCursor(n)
+				continue
+			}
 			switch k {
 			case "db_path", "db_bytes", "wal_bytes", "schema_version", "fts_query",
 				// Sizes of prompts that quote row ids, longer in the
@@ -96,6 +101,19 @@ func normalize(v any) any {
 	return v
 }
 
+// normalCursor maps the row id a cursor may hold back to the pushing
+// store's numbering.
+func normalCursor(s string) string {
+	c, err := cortex.DecodeCursor(s)
+	if err != nil || c == nil {
+		return s
+	}
+	if c.ID >= storeBase && c.ID < 2*storeBase {
+		c.ID -= storeBase
+	}
+	return c.Encode()
+}
+
 var (
 	bigID   = regexp.MustCompile(`\b[0-9]{13,}\b`)
 	auditID = regexp.MustCompile(`^(llm-[0-9]{8}T[0-9.]+)-[0-9a-f]+$`)
@@ -114,6 +132,17 @@ func canonical(t *testing.T, v any) string {
 	}
 	b, _ = json.MarshalIndent(normalize(x), "", " ")
 	return string(b)
+}
+
+// withParam returns a copy of params with k set to v.
+func withParam(params map[string]any, k string, v any) map[string]any {
+	out := map[string]any{k: v}
+	for pk, pv := range params {
+		if pk != k {
+			out[pk] = pv
+		}
+	}
+	return out
 }
 
 // firstDiff shows where two renderings part.
@@ -160,7 +189,7 @@ func TestParityRealCorpus(t *testing.T) {
 		}
 	}
 	caller := app.Caller{Surface: cortex.SurfaceCLI, Scopes: []app.Scope{app.ScopeRead, app.ScopeAdmin}, Name: "parity"}
-	run := func(s *app.Service, c call) (string, error) {
+	run := func(s *app.Service, c call) (string, string) {
 		act, err := app.ActionByName(c.action)
 		if err != nil {
 			t.Fatal(err)
@@ -172,9 +201,16 @@ func TestParityRealCorpus(t *testing.T) {
 		}
 		res, err := s.Call(ctx, caller, act, p)
 		if err != nil {
-			return "error " + string(cortex.ErrorCode(err)) + ": " + cortex.ErrorMessage(err), nil
+			return "error " + string(cortex.ErrorCode(err)) + ": " + cortex.ErrorMessage(err), ""
 		}
-		return canonical(t, res), nil
+		// The store's own cursor of the next page (normalized in the
+		// answer compared).
+		var next struct {
+			Next string `json:"next"`
+		}
+		b, _ := json.Marshal(res)
+		_ = json.Unmarshal(b, &next)
+		return canonical(t, res), next.Next
 	}
 	compared := map[string]int{}
 	check := func(c call) string {
@@ -186,6 +222,29 @@ func TestParityRealCorpus(t *testing.T) {
 			t.Errorf("%s %s differs: %s", c.action, raw, firstDiff(ra, rb))
 		}
 		return ra
+	}
+	// pages follows a listing page by page, each store with its own
+	// cursors, comparing every page (at most max); it returns how many
+	// pages it compared.
+	pages := func(c call, max int) int {
+		ca, cb := c, c
+		for n := 1; ; n++ {
+			ra, na := run(a, ca)
+			rb, nb := run(b, cb)
+			compared[c.action]++
+			if ra != rb {
+				raw, _ := json.Marshal(ca.params)
+				t.Errorf("%s %s (page %d) differs: %s", c.action, raw, n, firstDiff(ra, rb))
+				return n
+			}
+			if na == "" || nb == "" || n == max {
+				if (na == "") != (nb == "") {
+					t.Errorf("%s: page %d ends the listing on one store only", c.action, n)
+				}
+				return n
+			}
+			ca, cb = call{c.action, withParam(c.params, "cursor", na)}, call{c.action, withParam(c.params, "cursor", nb)}
+		}
 	}
 
 	calls := []call{
@@ -239,6 +298,65 @@ func TestParityRealCorpus(t *testing.T) {
 			}
 		}
 	}
+	// The surfaces of issue 14: listings a page at a time (each store
+	// following its own cursors), all-lens incidents with their token
+	// cost, investigations as summaries and in detail, search's
+	// highlights and the hints of an empty range.
+	paged := 0
+	for _, c := range []call{
+		{"sessions", map[string]any{"limit": 7}}, {"sessions", map[string]any{"agent": "claude", "limit": 5}},
+		{"skill_events", map[string]any{"limit": 25}}, {"skill_events", map[string]any{"summary": true, "limit": 4}},
+		{"mcp_events", map[string]any{"limit": 60, "agent": "codex"}}, {"hook_events", map[string]any{"limit": 40}},
+		{"abuse", map[string]any{"limit": 3}},
+		{"search", map[string]any{"query": "error", "limit": 25}}, {"search", map[string]any{"query": "git OR npm", "limit": 40, "role": "user"}},
+		{"incidents", map[string]any{"limit": 15}}, {"skill_incidents", map[string]any{"limit": 20}},
+		{"mcp_incidents", map[string]any{"limit": 20}}, {"friction_incidents", map[string]any{"limit": 20}},
+	} {
+		paged += pages(c, 6)
+	}
+	var hint struct {
+		Outside string `json:"newest_match_outside_range"`
+		Newest  string `json:"newest_row"`
+	}
+	_ = json.Unmarshal([]byte(check(call{"search", map[string]any{"query": "error", "since": "2001-01-01", "until": "2001-01-02"}})), &hint)
+	if hint.Outside == "" || hint.Newest == "" {
+		t.Errorf("a search of an empty range gives no hints: %+v", hint)
+	}
+	var lit struct {
+		Hits []struct {
+			Highlights [][2]int `json:"highlights"`
+		} `json:"hits"`
+	}
+	_ = json.Unmarshal([]byte(check(call{"search", map[string]any{"query": "permission denied", "limit": 50}})), &lit)
+	if len(lit.Hits) == 0 || len(lit.Hits[0].Highlights) == 0 {
+		t.Errorf("search hits without highlights: %+v", lit.Hits)
+	}
+	calls = append(calls,
+		call{"search", map[string]any{"query": "zzqqxxnothing"}},
+		call{"incidents", map[string]any{"lens": []string{"skill", "hook"}, "limit": 50}},
+		call{"incidents", map[string]any{"signals": []string{"user_correction"}, "limit": 50}},
+		call{"incidents", map[string]any{"since": "30d", "limit": 100}},
+		call{"investigate", map[string]any{"lens": "mcp"}}, call{"investigate", map[string]any{"lens": "hook", "detail": true}},
+		call{"investigate", map[string]any{"lens": "friction", "all": true}})
+	var all struct {
+		Incidents []struct {
+			ID    string          `json:"incident_id"`
+			Usage json.RawMessage `json:"usage"`
+		} `json:"incidents"`
+	}
+	if err := json.Unmarshal([]byte(check(call{"incidents", map[string]any{"limit": 500}})), &all); err != nil {
+		t.Fatal(err)
+	}
+	costed := 0
+	for i, inc := range all.Incidents {
+		if len(inc.Usage) > 0 {
+			costed++
+		}
+		if i%4 == 0 {
+			calls = append(calls, call{"investigate", map[string]any{"incident_id": inc.ID}},
+				call{"investigate", map[string]any{"incident_id": inc.ID, "detail": true, "max_bytes": 2048}})
+		}
+	}
 	var skills struct {
 		Events []struct {
 			Name string `json:"skill_name"`
@@ -258,10 +376,28 @@ func TestParityRealCorpus(t *testing.T) {
 	}
 	var sessions struct {
 		Sessions []struct {
-			ID string `json:"ai_session_id"`
+			ID    string          `json:"ai_session_id"`
+			Title string          `json:"title"`
+			Usage json.RawMessage `json:"usage"`
 		} `json:"sessions"`
 	}
 	_ = json.Unmarshal([]byte(check(call{"sessions", map[string]any{"limit": 1000}})), &sessions)
+	titled, used := 0, 0
+	for _, s := range sessions.Sessions {
+		if s.Title != "" {
+			titled++
+		}
+		if len(s.Usage) > 0 {
+			used++
+		}
+	}
+	// The answers compared carry what the sessions and incidents cost.
+	t.Logf("sessions: %d, titled %d, with token usage %d; incidents %d, with token cost %d; listing pages compared %d",
+		len(sessions.Sessions), titled, used, len(all.Incidents), costed, paged)
+	if titled == 0 || used == 0 || costed == 0 || paged < 30 {
+		t.Errorf("titles %d, sessions with usage %d, incidents with cost %d, pages %d: the comparison is not telling much",
+			titled, used, costed, paged)
+	}
 	for i, s := range sessions.Sessions {
 		calls = append(calls, call{"session_show", map[string]any{"session": s.ID, "limit": 1000, "detail": i%2 == 0}})
 	}

@@ -271,7 +271,16 @@ func (p *pusher) apply(b postgres.Batch) error {
 // gone; rows it does not have yet will be sent whole.
 func (p *pusher) changes(b *postgres.Batch, changes []store.Change) error {
 	byTable := map[string]map[int64]bool{}
+	var texts []store.SessionScope
+	seen := map[store.SessionScope]bool{}
 	for _, c := range changes {
+		if c.Table == store.SessionTable.Name {
+			if !seen[c.Session] {
+				seen[c.Session] = true
+				texts = append(texts, c.Session)
+			}
+			continue
+		}
 		if c.ID > p.marks.Tables[c.Table] {
 			continue
 		}
@@ -319,6 +328,15 @@ func (p *pusher) changes(b *postgres.Batch, changes []store.Change) error {
 			b.Sessions = append(b.Sessions, s...)
 		}
 	}
+	// Sessions whose title or first prompt changed: their rollups (a
+	// session gone since is removed with its rows).
+	if len(texts) > 0 {
+		rows, err := p.local.ExportSessions(p.ctx, texts)
+		if err != nil {
+			return err
+		}
+		b.Sessions = append(b.Sessions, p.strip(store.SessionTable, rows)...)
+	}
 	return nil
 }
 
@@ -344,7 +362,7 @@ func (p *pusher) removedSessions(b *postgres.Batch, deleted []int64) error {
 			b.RemovedSessions = append(b.RemovedSessions, k)
 		}
 	}
-	b.Sessions = append(b.Sessions, rows...)
+	b.Sessions = append(b.Sessions, p.strip(store.SessionTable, rows)...)
 	return nil
 }
 
@@ -357,7 +375,8 @@ func rowSession(r []any, tool, session, host int) store.SessionScope {
 	return store.SessionScope{Tool: cortex.Tool(tl), Session: s, Host: h}
 }
 
-// sessions returns the rollups of the sessions rows of logs belong to.
+// sessions returns the rollups of the sessions rows of logs belong to, at
+// the content level.
 func (p *pusher) sessions(t store.Table, rows [][]any) ([][]any, error) {
 	tool, sess, host := t.Index("ai_tool"), t.Index("ai_session_id"), t.Index("hostname")
 	seen := map[store.SessionScope]bool{}
@@ -373,7 +392,8 @@ func (p *pusher) sessions(t store.Table, rows [][]any) ([][]any, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	return p.local.ExportSessions(p.ctx, keys)
+	rows, err := p.local.ExportSessions(p.ctx, keys)
+	return p.strip(store.SessionTable, rows), err
 }
 
 // bodies adds to b the skill bodies that rows of t (skill events) show and

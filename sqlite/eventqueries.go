@@ -36,9 +36,11 @@ func queryFailed(err error, what string) error {
 }
 
 // listRows runs a listing query (which must end in LIMIT ? with limit+1
-// bound) and scans at most limit rows, reporting truncation.
+// bound) and scans at most limit rows, reporting truncation; key, when
+// set, gives the cursor of a row, and Next is then the cursor after the
+// last row of a truncated page.
 func listRows[T any](ctx context.Context, db *sql.DB, what, query string, args []any, limit int,
-	scan func(*sql.Rows) (T, error)) (cortex.EventList[T], error) {
+	scan func(*sql.Rows) (T, error), key func(T) cortex.Cursor) (cortex.EventList[T], error) {
 	out := cortex.EventList[T]{Events: []T{}}
 	rows, err := db.QueryContext(ctx, query, append(args, limit+1)...)
 	if err != nil {
@@ -60,6 +62,9 @@ func listRows[T any](ctx context.Context, db *sql.DB, what, query string, args [
 		return out, queryFailed(err, what)
 	}
 	out.Total = len(out.Events)
+	if out.Truncated && key != nil && len(out.Events) > 0 {
+		out.Next = key(out.Events[len(out.Events)-1]).Encode()
+	}
 	return out, nil
 }
 
@@ -107,7 +112,8 @@ func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (corte
 		w.add("skill_plugin = ?", p.Plugin)
 	}
 	return listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE 1=1`+w.sql()+
-		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanSkillEvent)
+		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanSkillEvent,
+		func(r cortex.SkillEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 const skillEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
@@ -127,21 +133,26 @@ func scanSkillEvent(rows *sql.Rows) (cortex.SkillEventRow, error) {
 // first and last seen), most recently used first. Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
 	var w where
-	w.common(p.EventFilter)
+	f := p.EventFilter
+	f.After = nil // pages by skill (last use, name), not by event
+	w.common(f)
 	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
 	if p.Plugin != "" {
 		w.add("skill_plugin = ?", p.Plugin)
 	}
+	having, hargs := sqlpart.SkillSummariesAfter(p.After)
+	args := append(w.args, hargs...)
 	return listRows(ctx, db.r, "skills", `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
 		count(DISTINCT ai_tool || ':' || COALESCE(ai_session_id, '')), group_concat(DISTINCT ai_tool), min(timestamp), max(timestamp)
-		FROM ai_skill_events WHERE 1=1`+w.sql()+` GROUP BY skill_name ORDER BY max(timestamp) DESC, skill_name LIMIT ?`, w.args, p.Limit,
+		FROM ai_skill_events WHERE 1=1`+w.sql()+` GROUP BY skill_name`+having+` ORDER BY max(timestamp) DESC, skill_name DESC LIMIT ?`,
+		args, p.Limit,
 		func(rows *sql.Rows) (cortex.SkillSummary, error) {
 			var s cortex.SkillSummary
 			err := rows.Scan(&s.SkillName, &s.SkillPlugin, &s.Events, &s.Sessions, &s.Tools, &s.FirstSeen, &s.LastSeen)
 			return s, err
-		})
+		}, sqlpart.SkillSummaryCursor)
 }
 
 // ToolEvents lists tool calls (call and result merged), newest first.
@@ -165,7 +176,8 @@ func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.
 		w.add("(is_error = 1 OR status = 'error')")
 	}
 	return listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+`
-		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent)
+		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent,
+		func(r cortex.ToolEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 // HookEvents lists hook events, newest first. Hook matches hook_name or
@@ -204,7 +216,7 @@ func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.
 			r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
 			r.LogID, r.ExitCode, r.DurationMS = ptrInt64(logID), ptrInt64(exit), ptrInt64(duration)
 			return r, err
-		})
+		}, func(r cortex.HookEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 // Projects lists the distinct projects of stored sessions (local paths

@@ -667,19 +667,30 @@ func (db *DB) StoreConfigHooks(ctx context.Context, host string, seen time.Time,
 			ON CONFLICT(ai_tool, hostname, COALESCE(ai_project, ''), COALESCE(hook_source, ''), hook_event, COALESCE(hook_name, ''),
 				COALESCE(hook_command, ''), COALESCE(trusted_hash, ''), evidence_kind) WHERE log_id IS NULL
 			DO UPDATE SET last_seen = excluded.last_seen, metadata_json = excluded.metadata_json, event_index = excluded.event_index
-			RETURNING timestamp = last_seen`)
+			RETURNING id`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		// A row id above every id before it is a new row; a lower one an
+		// existing row refreshed.
+		var newest int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM ai_hook_events`).Scan(&newest); err != nil {
+			return err
+		}
 		for _, h := range hooks {
-			var fresh bool
-			args := append(hookArgs(eventRow{tool: string(h.Tool), project: h.Project, host: host, ts: ts}, &h.Hook), ts)
-			if err := st.QueryRowContext(ctx, args...).Scan(&fresh); err != nil {
+			var id int64
+			at := ts
+			if !h.Configured.IsZero() {
+				at = cortex.FormatTime(h.Configured)
+			}
+			args := append(hookArgs(eventRow{tool: string(h.Tool), project: h.Project, host: host, ts: at}, &h.Hook), ts)
+			if err := st.QueryRowContext(ctx, args...).Scan(&id); err != nil {
 				return fmt.Errorf("store configured hook: %w", err)
 			}
-			if fresh {
+			if id > newest {
 				inserted++
+				newest = id
 			} else {
 				refreshed++
 			}
@@ -698,6 +709,39 @@ type ConfigHook struct {
 	Tool    cortex.Tool
 	Project string
 	Hook    cortex.HookEvent
+	// Configured is when the hook's file was last changed: the time shown
+	// for it (the collection time is its last_seen). Zero: seen.
+	Configured time.Time
+}
+
+// CountTranscriptRecords counts the transcript rows a backfill from
+// afterID (and since, and of roles when given) would scan: the total of
+// its progress.
+func (db *DB) CountTranscriptRecords(ctx context.Context, afterID int64, since time.Time, roles []cortex.Role) (int64, error) {
+	where, args := transcriptRecordsWhere(afterID, since, roles)
+	var n int64
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot count stored records: %v", err)
+	}
+	return n, nil
+}
+
+// transcriptRecordsWhere selects the transcript rows after afterID (and
+// from since, and of roles, when given): the rows a backfill scans.
+func transcriptRecordsWhere(afterID int64, since time.Time, roles []cortex.Role) (string, []any) {
+	q := `id > ? AND ai_tool IS NOT NULL`
+	args := []any{afterID}
+	if !since.IsZero() {
+		q += ` AND timestamp >= ?`
+		args = append(args, cortex.FormatTime(since))
+	}
+	if len(roles) > 0 {
+		q += ` AND ai_role IN (` + strings.TrimSuffix(strings.Repeat("?,", len(roles)), ",") + `)`
+		for _, r := range roles {
+			args = append(args, string(r))
+		}
+	}
+	return q, args
 }
 
 // StoredRecord is a logs row with what event extraction needs: the row
@@ -717,19 +761,9 @@ func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.T
 	q := `SELECT id, hostname, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), timestamp,
 		COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(json_extract(metadata_json, '$.turn_id'), ''),
 		COALESCE(ai_agent_id, ''), COALESCE(json_extract(metadata_json, '$.sidechain'), 0), raw
-		FROM logs WHERE id > ? AND ai_tool IS NOT NULL`
-	args := []any{afterID}
-	if !since.IsZero() {
-		q += ` AND timestamp >= ?`
-		args = append(args, cortex.FormatTime(since))
-	}
-	if len(roles) > 0 {
-		q += ` AND ai_role IN (` + strings.TrimSuffix(strings.Repeat("?,", len(roles)), ",") + `)`
-		for _, r := range roles {
-			args = append(args, string(r))
-		}
-	}
-	q += ` ORDER BY id LIMIT ?`
+		FROM logs WHERE `
+	where, args := transcriptRecordsWhere(afterID, since, roles)
+	q += where + ` ORDER BY id LIMIT ?`
 	args = append(args, limit)
 	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -70,7 +70,23 @@ type sessionKey struct{ tool, session, host string }
 type sessionAgg struct {
 	project, first, last, version, path            string
 	rows, user, assistant, calls, errors, subagent int64
+	// prompt is the earliest typed prompt of the batch (at promptAt).
+	prompt, promptAt string
 }
+
+// leafRow is a row that a session summary may name as its leaf message.
+type leafRow struct{ tool, session, host string }
+
+// pendingSummary is a session summary written in this transaction.
+type pendingSummary struct {
+	cortex.SessionSummary
+	sourceID int64
+	path     string
+}
+
+// maxPromptBytes bounds a session's stored first prompt (its title when
+// it has no summary).
+const maxPromptBytes = 200
 
 type ftsRow struct {
 	id   int64
@@ -88,6 +104,10 @@ type importTx struct {
 	toIndex, unindex []ftsRow
 	sessions         map[sessionKey]*sessionAgg
 	counts           map[[2]string]int64
+	// leaves are this transaction's Claude rows by uuid, summaries its
+	// session summaries: finish attaches summaries to sessions.
+	leaves    map[string]leafRow
+	summaries []pendingSummary
 }
 
 // Rows per multi-row statement: one statement per row would spend more time
@@ -107,7 +127,7 @@ func newImportTx(ctx context.Context, db *DB, tx *sql.Tx, now time.Time) (*impor
 	// start a watcher goroutine per statement. The transaction itself still
 	// rolls back when ctx ends, and callers check ctx between batches.
 	w := &importTx{db: db, ctx: context.WithoutCancel(ctx), tx: tx, now: cortex.FormatTime(now), stmts: map[string]*sql.Stmt{},
-		sessions: map[sessionKey]*sessionAgg{}, counts: map[[2]string]int64{}}
+		sessions: map[sessionKey]*sessionAgg{}, counts: map[[2]string]int64{}, leaves: map[string]leafRow{}}
 	if err := tx.QueryRowContext(w.ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'logs'), 0),
 		COALESCE((SELECT max(id) FROM logs), 0)) + 1`).Scan(&w.next); err != nil {
 		return nil, fmt.Errorf("next row id: %w", err)
@@ -235,6 +255,12 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 			return err
 		}
 		res.Events.Add(c)
+	}
+	if err := w.usage(b); err != nil {
+		return err
+	}
+	for _, sm := range b.Summaries {
+		w.summaries = append(w.summaries, pendingSummary{SessionSummary: sm, sourceID: sid, path: src.Path})
 	}
 	for _, pe := range b.ParseErrors {
 		if _, err := w.exec(`INSERT INTO transcript_parse_errors(source_id, line_no, byte_offset, error, preview, seen_at)
@@ -441,6 +467,12 @@ func (w *importTx) account(b *cortex.ImportBatch, e *cortex.Entry, sign int64) {
 		w.sessions[k] = a
 	}
 	if sign > 0 {
+		if uuid, ok := strings.CutPrefix(e.RecordKey, "u:"); ok {
+			w.leaves[uuid] = leafRow{string(e.Tool), e.SessionID, b.Hostname}
+		}
+		if e.Role == cortex.RoleUser && !e.Sidechain && strings.TrimSpace(e.Text) != "" && (a.promptAt == "" || ts < a.promptAt) {
+			a.prompt, a.promptAt = cortex.CutUTF8(strings.Join(strings.Fields(e.Text), " "), maxPromptBytes), ts
+		}
 		a.first, a.last = min(a.first, ts), max(a.last, ts)
 		if e.Project != "" {
 			a.project = e.Project
@@ -500,9 +532,14 @@ func (w *importTx) finish() error {
 	}
 	for k, a := range w.sessions {
 		if _, err := w.exec(`INSERT INTO ai_sessions(ai_tool, ai_session_id, hostname, ai_project, first_seen, last_seen,
-			rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, tool_version, transcript_path)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, tool_version, transcript_path,
+			first_prompt, first_prompt_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(ai_tool, ai_session_id, hostname) DO UPDATE SET
+				first_prompt = CASE WHEN excluded.first_prompt_at IS NOT NULL AND (first_prompt_at IS NULL OR excluded.first_prompt_at < first_prompt_at)
+					THEN excluded.first_prompt ELSE first_prompt END,
+				first_prompt_at = CASE WHEN excluded.first_prompt_at IS NOT NULL AND (first_prompt_at IS NULL OR excluded.first_prompt_at < first_prompt_at)
+					THEN excluded.first_prompt_at ELSE first_prompt_at END,
 				ai_project = COALESCE(excluded.ai_project, ai_project),
 				first_seen = min(first_seen, excluded.first_seen),
 				last_seen = max(last_seen, excluded.last_seen),
@@ -512,9 +549,12 @@ func (w *importTx) finish() error {
 				tool_version = COALESCE(excluded.tool_version, tool_version),
 				transcript_path = CASE WHEN excluded.subagent_rows = excluded.rows THEN transcript_path ELSE excluded.transcript_path END`,
 			k.tool, k.session, k.host, nullStr(a.project), a.first, a.last, a.rows, a.user, a.assistant, a.calls,
-			a.errors, a.subagent, nullStr(a.version), a.path); err != nil {
+			a.errors, a.subagent, nullStr(a.version), a.path, nullStr(a.prompt), nullStr(a.promptAt)); err != nil {
 			return fmt.Errorf("update session rollup: %w", err)
 		}
+	}
+	if err := w.attachSummaries(); err != nil {
+		return fmt.Errorf("attach session summaries: %w", err)
 	}
 	for k, n := range w.counts {
 		if _, err := w.exec(`INSERT INTO log_counts(ai_tool, ai_role, rows) VALUES (?, ?, ?)

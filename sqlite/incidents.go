@@ -253,7 +253,7 @@ func (db *DB) SkillEventsByID(ctx context.Context, ids []int64) ([]cortex.SkillE
 		args[i] = id
 	}
 	res, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) ORDER BY timestamp, id LIMIT ?`,
-		args, len(ids), scanSkillEvent)
+		args, len(ids), scanSkillEvent, nil)
 	return res.Events, err
 }
 

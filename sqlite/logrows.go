@@ -393,5 +393,9 @@ func (db *DB) Logs(ctx context.Context, p LogParams) (LogList, error) {
 		return out, queryFailed(err, "logs")
 	}
 	out.Total = len(out.Logs)
+	if out.Truncated && len(out.Logs) > 0 {
+		last := out.Logs[len(out.Logs)-1]
+		out.Next = sqlpart.RowCursor(last.Timestamp, last.ID).Encode()
+	}
 	return out, nil
 }

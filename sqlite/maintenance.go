@@ -147,10 +147,14 @@ var redactedColumns = []struct{ table, key, column string }{
 }
 
 // RedactColumns applies fix to the stored free texts outside logs (see
-// redactedColumns), in chunks of one transaction each, and returns how many
-// values changed (in a dry run: would change).
+// redactedColumns, and the session titles, first prompts and summaries),
+// in chunks of one transaction each, and returns how many values changed
+// (in a dry run: would change).
 func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool), dryRun bool) (int64, error) {
-	var changed int64
+	changed, err := db.redactSessionTexts(ctx, fix, dryRun)
+	if err != nil {
+		return changed, err
+	}
 	const chunk = 1000
 	for _, c := range redactedColumns {
 		var after int64
@@ -205,6 +209,62 @@ func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool)
 			if n < chunk {
 				break
 			}
+		}
+	}
+	return changed, nil
+}
+
+// sessionTexts are the texts keyed by text (tables without an integer
+// key): the sessions' titles and first prompts, the summaries titles come
+// from. A session row's key is its rowid-less primary key, so these are
+// rewritten by value: every row holding the old text gets the new one.
+var sessionTexts = []struct{ table, column string }{
+	{"ai_sessions", "title"}, {"ai_sessions", "first_prompt"}, {"ai_session_summaries", "summary"},
+}
+
+// redactSessionTexts applies fix to sessionTexts (one transaction per
+// column; there is one value per session at most).
+func (db *DB) redactSessionTexts(ctx context.Context, fix func(string) (string, bool), dryRun bool) (int64, error) {
+	var changed int64
+	for _, c := range sessionTexts {
+		rows, err := db.r.QueryContext(ctx, fmt.Sprintf(`SELECT DISTINCT %s FROM %s WHERE %s IS NOT NULL`, c.column, c.table, c.column))
+		if err != nil {
+			return changed, queryFailed(err, c.table)
+		}
+		ups := map[string]string{}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				rows.Close()
+				return changed, queryFailed(err, c.table)
+			}
+			if nv, ok := fix(v); ok {
+				ups[v] = nv
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return changed, queryFailed(err, c.table)
+		}
+		changed += int64(len(ups))
+		if len(ups) == 0 || dryRun {
+			continue
+		}
+		err = db.write(ctx, func(tx *sql.Tx) error {
+			if err := secureDelete(ctx, tx, true); err != nil {
+				return err
+			}
+			defer secureDelete(ctx, tx, false)
+			for old, nv := range ups {
+				if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET %s = ? WHERE %s = ?`, c.table, c.column, c.column), nv, old); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return changed, cortex.WrapError(cortex.CodeUnavailable, err, "cannot re-redact %s.%s: %v", c.table, c.column, err)
 		}
 	}
 	return changed, nil

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/cortexhq/cortex"
 )
@@ -127,6 +128,13 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 		rows = rows[n:]
 	}
 	err = db.write(ctx, func(tx *sql.Tx) error {
+		if err := secureDelete(ctx, tx, true); err != nil {
+			return err
+		}
+		defer secureDelete(ctx, tx, false)
+		if err := purgeSummaries(ctx, tx, sel, sourceID, sessions); err != nil {
+			return err
+		}
 		for s := range sessions {
 			removed, err := recountSession(ctx, tx, s)
 			if err != nil {
@@ -259,11 +267,73 @@ func recountSession(ctx context.Context, tx *sql.Tx, s [3]string) (removed bool,
 		return false, err
 	}
 	if rows == 0 {
-		_, err = tx.ExecContext(ctx, `DELETE FROM ai_sessions WHERE ai_tool = ? AND ai_session_id = ? AND hostname = ?`, s[0], s[1], s[2])
-		return true, err
+		for _, table := range []string{"ai_sessions", "ai_token_usage", "ai_session_summaries"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE ai_tool = ? AND ai_session_id = ? AND hostname = ?`, s[0], s[1], s[2]); err != nil {
+				return true, err
+			}
+		}
+		return true, nil
+	}
+	// The first prompt and the title may have been purged: take them again
+	// from what is left.
+	var prompt, promptAt, title sql.NullString
+	err = tx.QueryRowContext(ctx, `SELECT message, timestamp FROM logs WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
+		AND ai_role = 'user' AND json_extract(metadata_json, '$.sidechain') IS NULL AND trim(message) <> ''
+		ORDER BY timestamp, id LIMIT 1`, s[1], s[0], s[2]).Scan(&prompt, &promptAt)
+	if err != nil && err != sql.ErrNoRows {
+		return false, err
+	}
+	if prompt.Valid {
+		prompt.String = cortex.CutUTF8(strings.Join(strings.Fields(prompt.String), " "), maxPromptBytes)
+	}
+	err = tx.QueryRowContext(ctx, `SELECT summary FROM ai_session_summaries WHERE ai_tool = ? AND ai_session_id = ? AND hostname = ?
+		ORDER BY seen_at DESC LIMIT 1`, s[0], s[1], s[2]).Scan(&title)
+	if err != nil && err != sql.ErrNoRows {
+		return false, err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE ai_sessions SET rows = ?, user_rows = ?, assistant_rows = ?, tool_calls = ?, error_rows = ?,
-		subagent_rows = ?, first_seen = ?, last_seen = ? WHERE ai_tool = ? AND ai_session_id = ? AND hostname = ?`,
-		rows, user, assistant, calls, errs, sub, first.String, last.String, s[0], s[1], s[2])
+		subagent_rows = ?, first_seen = ?, last_seen = ?, first_prompt = ?, first_prompt_at = ?, title = ?
+		WHERE ai_tool = ? AND ai_session_id = ? AND hostname = ?`,
+		rows, user, assistant, calls, errs, sub, first.String, last.String, prompt, promptAt, title, s[0], s[1], s[2])
 	return false, err
+}
+
+// purgeSummaries deletes the session summaries a purge names — those read
+// from a purged transcript file, or whose text matches — and adds the
+// sessions they titled to sessions, so their titles are taken again.
+func purgeSummaries(ctx context.Context, tx *sql.Tx, sel PurgeSelector, sourceID int64, sessions map[[3]string]bool) error {
+	if sourceID == 0 && sel.Match == nil {
+		return nil // a session's summaries go with it (recountSession)
+	}
+	rs, err := tx.QueryContext(ctx, `SELECT leaf_uuid, summary, source_id, COALESCE(ai_tool, ''), COALESCE(ai_session_id, ''),
+		COALESCE(hostname, '') FROM ai_session_summaries`)
+	if err != nil {
+		return err
+	}
+	var leaves []string
+	for rs.Next() {
+		var leaf, text string
+		var src sql.NullInt64
+		var k [3]string
+		if err := rs.Scan(&leaf, &text, &src, &k[0], &k[1], &k[2]); err != nil {
+			rs.Close()
+			return err
+		}
+		if (sourceID > 0 && src.Int64 == sourceID) || (sel.Match != nil && (sel.Tool == "" || k[0] == string(sel.Tool)) && sel.Match(text, nil)) {
+			leaves = append(leaves, leaf)
+			if k[1] != "" {
+				sessions[k] = true
+			}
+		}
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	for _, leaf := range leaves {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM ai_session_summaries WHERE leaf_uuid = ?`, leaf); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // The reads and writes of cortex push on the pushing (local) store: rows
-// by id in the tables it copies, the change log (migration 0022), the
-// session rollups, and which team stores received which changes.
+// by id in the tables it copies, the change log (migrations 0022 to 0024),
+// the session rollups, and which team stores received which changes.
 
 // StoreID returns this store's identity (made by migration 0022).
 func (db *DB) StoreID(ctx context.Context) (string, error) {
@@ -125,11 +125,13 @@ func (db *DB) MaxIDs(ctx context.Context) (map[string]int64, int64, error) {
 // Changes returns at most limit changes with afterSeq < seq <= upTo, in
 // order.
 func (db *DB) Changes(ctx context.Context, afterSeq, upTo int64, limit int) ([]store.Change, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT seq, tbl, row_id FROM push_changes WHERE seq > ? AND seq <= ?
-		ORDER BY seq LIMIT ?`, afterSeq, upTo, limit)
+	rows, err := db.r.QueryContext(ctx, `SELECT seq, tbl, row_id, COALESCE(ai_tool, ''), COALESCE(ai_session_id, ''),
+		COALESCE(hostname, '') FROM push_changes WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, afterSeq, upTo, limit)
 	return collect(rows, err, "changes", func(rows *sql.Rows) (store.Change, error) {
 		var c store.Change
-		err := rows.Scan(&c.Seq, &c.Table, &c.ID)
+		var tool string
+		err := rows.Scan(&c.Seq, &c.Table, &c.ID, &tool, &c.Session.Session, &c.Session.Host)
+		c.Session.Tool = cortex.Tool(tool)
 		return c, err
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/fts"
 	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
@@ -45,6 +46,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	}
 	res.FTSQuery = q
 	w := part(sqlpart.Search(p, "l."))
+	offset := sqlpart.SearchOffset(p)
 	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
 		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0), l.message`
@@ -76,7 +78,8 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	default:
 		query = cols + ` FROM logs_fts f JOIN logs l ON l.id = f.rowid WHERE logs_fts MATCH ?` + w.sql() + ` ORDER BY l.timestamp DESC, l.id DESC LIMIT ?`
 	}
-	args = append(append(args, w.args...), p.Limit+1)
+	query += ` OFFSET ?`
+	args = append(append(args, w.args...), p.Limit+1, offset)
 	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
@@ -96,13 +99,24 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 		}
 		h.Tool, h.Role, h.Severity, h.IsError = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1
 		h.Snippet = snippet(msg, words, 200)
+		h.Highlights = fts.Highlights(h.Snippet, words)
 		res.Hits = append(res.Hits, h)
 	}
 	if err := rows.Err(); err != nil {
 		return res, cortex.WrapError(cortex.CodeUnavailable, err, "search failed: %v", err)
 	}
 	res.Total = len(res.Hits)
+	res.Next = sqlpart.SearchNext(p, res, offset)
 	return res, nil
+}
+
+// NewestRow is the time of the newest stored row ("" for an empty store).
+func (db *DB) NewestRow(ctx context.Context) (string, error) {
+	var t sql.NullString
+	if err := db.r.QueryRowContext(ctx, `SELECT max(timestamp) FROM logs`).Scan(&t); err != nil {
+		return "", cortex.WrapError(cortex.CodeUnavailable, err, "cannot read the store: %v", err)
+	}
+	return t.String, nil
 }
 
 // Sessions lists sessions, most recently active first. limit must already
@@ -110,7 +124,8 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
 	out := cortex.SessionList{Sessions: []cortex.Session{}}
 	w := part(sqlpart.Sessions(p))
-	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+` ORDER BY last_seen DESC, ai_session_id LIMIT ?`, append(w.args, p.Limit+1)...)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+sqlpart.SessionsOrder+` LIMIT ?`,
+		append(w.args, p.Limit+1)...)
 	if err != nil {
 		return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions: %v", err)
 	}
@@ -127,6 +142,10 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 		out.Sessions = append(out.Sessions, s)
 	}
 	out.Total = len(out.Sessions)
+	if out.Truncated && len(out.Sessions) > 0 {
+		last := out.Sessions[len(out.Sessions)-1]
+		out.Next = sqlpart.SessionCursor(last).Encode()
+	}
 	return out, rows.Err()
 }
 

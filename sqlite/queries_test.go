@@ -155,7 +155,7 @@ func TestSearchFilters(t *testing.T) {
 	h := res.Hits[0]
 	want := cortex.SearchHit{ID: rows[2].id, Timestamp: "2026-11-20T09:02:00.000Z", Tool: "claude", Project: "/p/alpha",
 		SessionID: "s1", Role: "tool_call", Kind: "tool_call", Hostname: "host-a", Severity: "info",
-		TranscriptPath: "/t/claude-host-a.jsonl", Line: 1, Snippet: "cargo build kestrel"}
+		TranscriptPath: "/t/claude-host-a.jsonl", Line: 1, Snippet: "cargo build kestrel", Highlights: [][2]int{{0, 5}}}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit\n got %+v\nwant %+v", h, want)
 	}
@@ -320,6 +320,7 @@ func TestSessions(t *testing.T) {
 	type agg struct {
 		s           cortex.Session
 		first, last time.Time
+		prompt      time.Time
 	}
 	by := map[string]*agg{}
 	var keys []string
@@ -343,6 +344,11 @@ func TestSessions(t *testing.T) {
 		switch r.role {
 		case "user":
 			a.s.UserRows++
+			// The earliest typed prompt is the title of a session without
+			// a summary.
+			if a.s.Title == "" || r.ts().Before(a.prompt) {
+				a.s.Title, a.s.TitleSource, a.prompt = strings.Join(strings.Fields(r.text), " "), "first_prompt", r.ts()
+			}
 		case "assistant":
 			a.s.AssistantRows++
 		case "tool_call":
@@ -353,13 +359,14 @@ func TestSessions(t *testing.T) {
 	for _, k := range keys {
 		a := by[k]
 		a.s.FirstSeen, a.s.LastSeen = cortex.FormatTime(a.first), cortex.FormatTime(a.last)
+		a.s.DurationSecs = a.last.Sub(a.first).Seconds()
 		all = append(all, a.s)
 	}
 	slices.SortFunc(all, func(a, b cortex.Session) int {
 		if c := strings.Compare(b.LastSeen, a.LastSeen); c != 0 {
 			return c
 		}
-		return strings.Compare(a.SessionID, b.SessionID)
+		return strings.Compare(b.SessionID, a.SessionID)
 	})
 	at := func(min int) time.Time { return time.Date(2026, 11, 20, 9, min, 0, 0, time.UTC) }
 	for _, c := range []struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/store"
 )
 
 // The reads of the session and row viewers: one session's rows in time
@@ -18,14 +19,18 @@ import (
 const transcriptRowFilter = ` AND NOT (ai_role = 'thinking' AND message = '')`
 
 const sessionViewCols = `ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
-	rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, '')`
+	rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, ''),
+	COALESCE(title, ''), COALESCE(first_prompt, '')`
 
+// scanSession reads a session row: its counters, its title and its
+// duration (see store.SetTitle).
 func scanSession(rows *sql.Rows) (cortex.Session, error) {
 	var s cortex.Session
-	var tool string
+	var tool, title, prompt string
 	err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
-		&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath)
+		&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath, &title, &prompt)
 	s.Tool = cortex.Tool(tool)
+	store.SetTitle(&s, title, prompt)
 	return s, err
 }
 
@@ -196,7 +201,7 @@ func (db *DB) SessionEvents(ctx context.Context, s SessionScope, from, to time.T
 	const cond = ` WHERE ai_session_id = ? AND timestamp >= ? AND timestamp <= ? AND ai_tool = ? AND hostname = ?
 		ORDER BY timestamp, id LIMIT ?`
 	skills, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events`+cond, span[:5],
-		maxTranscriptEvents, scanSkillEvent)
+		maxTranscriptEvents, scanSkillEvent, nil)
 	if err != nil {
 		return ev, err
 	}
@@ -243,20 +248,20 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 	}
 	sk, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND log_id = ? ORDER BY id LIMIT ?`,
-		append(scopeArgs(s), id), 100, scanSkillEvent)
+		append(scopeArgs(s), id), 100, scanSkillEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}
 	r.SkillEvents = sk.Events
 	te, err := listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND (call_log_id = ? OR result_log_id = ?) ORDER BY id LIMIT ?`,
-		append(scopeArgs(s), id, id), 100, scanToolEvent)
+		append(scopeArgs(s), id, id), 100, scanToolEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}
 	r.ToolEvents = te.Events
 	he, err := listRows(ctx, db.r, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE log_id = ? ORDER BY id LIMIT ?`,
-		[]any{id}, 100, scanHookEvent)
+		[]any{id}, 100, scanHookEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}

@@ -90,19 +90,36 @@ var PushTables = []Table{
 		IDs: []string{"id", "log_id"}, Texts: []string{"text", "voice"}, NotNull: []string{"text"},
 		MetaTexts: []string{"command", "reason"},
 	},
+	{
+		// The token usage of model responses (per session and response
+		// key): counts, model names and times, no text.
+		Name: "ai_token_usage",
+		Columns: []string{"id", "ai_tool", "ai_session_id", "hostname", "usage_key", "timestamp", "model", "input_tokens",
+			"output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens"},
+		IDs: []string{"id"},
+	},
 }
 
 // SessionColumns are the columns of the ai_sessions rollup a push sends
 // (its key is tool, session and host).
 var SessionColumns = []string{"ai_tool", "ai_session_id", "hostname", "ai_project", "first_seen", "last_seen", "rows",
-	"user_rows", "assistant_rows", "tool_calls", "error_rows", "subagent_rows", "tool_version", "transcript_path"}
+	"user_rows", "assistant_rows", "tool_calls", "error_rows", "subagent_rows", "tool_version", "transcript_path",
+	"title", "first_prompt", "first_prompt_at"}
+
+// SessionTable describes the session rollups a push sends: not a table of
+// rows with ids (a rollup's key is its agent, session and host), but its
+// texts — the title (an agent's summary) and the first typed prompt —
+// follow the content level as the rows' texts do.
+var SessionTable = Table{Name: "ai_sessions", Columns: SessionColumns, Texts: []string{"title", "first_prompt"}}
 
 // Change is an update or delete of a row a push may have sent (see
-// sqlite's push_changes).
+// sqlite's push_changes), or a change of a session's texts (Table
+// "ai_sessions", ID 0, Session set).
 type Change struct {
-	Seq   int64
-	Table string
-	ID    int64
+	Seq     int64
+	Table   string
+	ID      int64
+	Session SessionScope
 }
 
 // PushSnapshot is what a push sends about the pushing store as a whole,

@@ -316,6 +316,8 @@ type LogParams struct {
 	Until  time.Time
 	// Limit must already be clamped.
 	Limit int
+	// After continues a listing.
+	After *cortex.Cursor
 }
 
 // LogEntry is one stored non-AI log row.
@@ -338,6 +340,7 @@ type LogList struct {
 	Total          int        `json:"total"`
 	Truncated      bool       `json:"truncated"`
 	LimitClampedTo int        `json:"limit_clamped_to,omitempty"`
+	Next           string     `json:"next,omitempty"`
 }
 
 // MatchSkillNames returns the stored skill names a skill as typed stands
@@ -401,4 +404,21 @@ type SkillBody struct {
 	Lines     int
 	Complete  bool
 	FirstSeen time.Time
+}
+
+// SetTitle gives a session read from a store its title — its summary
+// (TitleSource "summary"), else its first typed prompt ("first_prompt") —
+// and its duration (last seen minus first seen).
+func SetTitle(s *cortex.Session, title, prompt string) {
+	switch {
+	case title != "":
+		s.Title, s.TitleSource = title, "summary"
+	case prompt != "":
+		s.Title, s.TitleSource = prompt, "first_prompt"
+	}
+	if first, err := cortex.ParseTimestamp(s.FirstSeen); err == nil {
+		if last, err := cortex.ParseTimestamp(s.LastSeen); err == nil {
+			s.DurationSecs = last.Sub(first).Seconds()
+		}
+	}
 }

@@ -106,10 +106,14 @@ func (c *ClaudeParser) Parse(raw []byte, line int64) Result {
 	case typ == "progress":
 		c.parseProgress(v, &res)
 	case typ == "summary":
-		c.envelope(v, &res, cortex.RoleContext, "summary")
-		t := newText(MaxContextText)
-		t.add(str(v, "summary"))
-		res.Entry.Text, res.Entry.TextTruncated = t.String(), t.truncated
+		// A summary has no time or session of its own: it titles the
+		// session of its leaf message, wherever that is stored.
+		res.Skip = SkipSummary
+		if leaf, text := str(v, "leafUuid"), str(v, "summary"); leaf != "" && text != "" {
+			t := newText(MaxContextText)
+			t.add(text)
+			res.Summary = &cortex.SessionSummary{LeafUUID: leaf, Text: t.String()}
+		}
 	case claudeBookkeeping[typ]:
 		res.Skip = SkipBookkeeping
 	case typ == "":
@@ -252,6 +256,7 @@ func (c *ClaudeParser) parseAssistant(env, v, msg *fastjson.Value, res *Result) 
 	e.TextTruncated = out.truncated || texts.truncated || calls.truncated || thinking.truncated
 	e.ToolName = firstTool
 	e.Model = str(msg, "model")
+	res.Usage = claudeUsage(msg, e)
 	putMeta(&e.Meta, "message_id", str(msg, "id"))
 	putMeta(&e.Meta, "request_id", str(env, "requestId"))
 	if boolAt(env, "isApiErrorMessage") || boolAt(v, "isApiErrorMessage") {

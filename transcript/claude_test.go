@@ -2,8 +2,6 @@ package transcript
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -456,21 +454,25 @@ func TestClaudeSummary(t *testing.T) {
 	line := testdataLines(t, "claude/summary.jsonl")[0]
 	rec := obj(t, line)
 	r := parseClaudeLines(t, FileContext{SessionID: "4e27c414-a885-46a0-b5c8-d58e1417377d"}, line)[0]
-	e := r.Entry
-	if r.Skip != "" || e.Role != cortex.RoleContext || e.Text != atStr(t, rec, "summary") {
-		t.Errorf("skip %q role %q text %q", r.Skip, e.Role, e.Text)
+	// A summary is no row: it titles the session of its leaf message.
+	if r.Skip != SkipSummary || r.Summary == nil || r.Summary.Text != atStr(t, rec, "summary") ||
+		r.Summary.LeafUUID != atStr(t, rec, "leafUuid") || r.Entry.SessionID != "" || !r.Entry.Timestamp.IsZero() {
+		t.Errorf("summary: %+v", r)
 	}
-	sum := sha256.Sum256([]byte(line))
-	if want := "h:" + hex.EncodeToString(sum[:16]); e.RecordKey != want {
-		t.Errorf("RecordKey = %q, want content key %q", e.RecordKey, want)
+}
+
+// bareAssistant is a real assistant line without its sessionId, cwd and
+// timestamp: a record that must borrow them.
+func bareAssistant(t *testing.T) string {
+	t.Helper()
+	l := testdataLines(t, "claude/assistant_text.jsonl")[0]
+	l = strings.Replace(l, `"sessionId":"0d3a8e6f-290f-4105-a327-a2496e5e2a83",`, ``, 1)
+	l = strings.Replace(l, `"timestamp":"2025-07-05T19:40:27.094Z"`, `"timestamp":""`, 1)
+	l = strings.Replace(l, `"cwd":"/Users/dain/workspace/claude-code-log",`, ``, 1)
+	if strings.Contains(l, "sessionId") || strings.Contains(l, "2025-07-05T19:40:27") || strings.Contains(l, `"cwd"`) {
+		t.Fatal("excerpt changed")
 	}
-	// No timestamp before it in the file: zero time, estimated.
-	if !e.Timestamp.IsZero() || !e.TimestampEstimated {
-		t.Errorf("Timestamp %v estimated %v", e.Timestamp, e.TimestampEstimated)
-	}
-	if e.SessionID != "4e27c414-a885-46a0-b5c8-d58e1417377d" {
-		t.Errorf("SessionID %q", e.SessionID)
-	}
+	return l
 }
 
 func TestClaudeBookkeepingAndUnknown(t *testing.T) {
@@ -511,23 +513,23 @@ func TestClaudeBookkeepingAndUnknown(t *testing.T) {
 }
 
 func TestClaudeSessionFallback(t *testing.T) {
-	summary := testdataLines(t, "claude/summary.jsonl")[0]
 	prompt := realPrompt(t)
 	other := strings.Replace(testdataLines(t, "claude/assistant_text.jsonl")[0], `"sessionId":"0d3a8e6f-290f-4105-a327-a2496e5e2a83"`, `"sessionId":"other-session"`, 1)
 	noSession := strings.Replace(testdataLines(t, "claude/assistant_text.jsonl")[0], `"sessionId":"0d3a8e6f-290f-4105-a327-a2496e5e2a83",`, ``, 1)
 	if other == noSession || strings.Contains(noSession, "sessionId") {
 		t.Fatal("excerpt changed")
 	}
-	rs := parseClaudeLines(t, FileContext{SessionID: "from-path"}, summary, prompt, summary, other, noSession)
+	bare := bareAssistant(t)
+	rs := parseClaudeLines(t, FileContext{SessionID: "from-path"}, bare, prompt, bare, other, noSession)
 	want := []string{"from-path", "d3ad4cdc-5657-435d-98fa-0035d53e383d", "d3ad4cdc-5657-435d-98fa-0035d53e383d", "other-session", "other-session"}
 	for i, r := range rs {
 		if r.Entry.SessionID != want[i] {
 			t.Errorf("record %d: SessionID %q, want %q", i+1, r.Entry.SessionID, want[i])
 		}
 	}
-	// Timestamps: the summary after a timed record takes its time, estimated.
+	// Timestamps: an untimed record after a timed one takes its time, estimated.
 	if !rs[2].Entry.Timestamp.Equal(rs[1].Entry.Timestamp) || !rs[2].Entry.TimestampEstimated {
-		t.Errorf("summary time %v est %v, want the previous record's", rs[2].Entry.Timestamp, rs[2].Entry.TimestampEstimated)
+		t.Errorf("untimed record's time %v est %v, want the previous record's", rs[2].Entry.Timestamp, rs[2].Entry.TimestampEstimated)
 	}
 }
 
@@ -555,8 +557,7 @@ func TestClaudeContextFromPath(t *testing.T) {
 	// Records of a subagent file are sidechain records of that agent.
 	ctx := ContextFromPath(filepath.Join(root, "ef958aa1-0e93-49f0-bb71-150f63befcd1", "subagents", "agent-a36efb2a1231c41e2.jsonl"), FormatClaude)
 	ctx.AgentType = "general-purpose"
-	summary := testdataLines(t, "claude/summary.jsonl")[0]
-	rs := parseClaudeLines(t, ctx, summary, realPrompt(t))
+	rs := parseClaudeLines(t, ctx, bareAssistant(t), realPrompt(t))
 	for i, r := range rs {
 		e := r.Entry
 		if !e.Sidechain || e.AgentID != "a36efb2a1231c41e2" || e.Meta["agent_type"] != "general-purpose" {
@@ -564,7 +565,7 @@ func TestClaudeContextFromPath(t *testing.T) {
 		}
 	}
 	if rs[0].Entry.SessionID != "ef958aa1-0e93-49f0-bb71-150f63befcd1" || rs[0].Entry.Project != "/Users/x/proj" {
-		t.Errorf("summary in subagent file: session %q project %q", rs[0].Entry.SessionID, rs[0].Entry.Project)
+		t.Errorf("sessionless record in subagent file: session %q project %q", rs[0].Entry.SessionID, rs[0].Entry.Project)
 	}
 	// A record's own cwd wins over the folder name.
 	if rs[1].Entry.Project != "/Users/chip/dev/ai-music" {

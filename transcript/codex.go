@@ -114,6 +114,17 @@ func (c *CodexParser) Parse(raw []byte, line int64) Result {
 		c.responseItem(v, pl, pt, &res)
 	case "event_msg":
 		c.eventMsg(v, pl, pt, &res)
+		if pt == "token_count" {
+			at := cortex.TokenUsage{Timestamp: c.clock.last}
+			if t, err := cortex.ParseTimestamp(str(v, "timestamp")); err == nil {
+				at.Timestamp = t
+			}
+			session := c.st.SessionID
+			if session == "" {
+				session = c.ctx.SessionID
+			}
+			res.Usage = codexUsage(pl, session, c.st.Model, at)
+		}
 	case "compacted":
 		c.envelope(v, &res, cortex.RoleSystem, "compacted")
 		t := newText(MaxContextText)
@@ -587,6 +598,54 @@ func codexOutcomeOf(out *fastjson.Value) (codexOutcome, []byte) {
 		oc.failed = bytes.Contains(text, []byte("apply_patch verification failed"))
 	}
 	return oc, body
+}
+
+// execHeaderKeys start the lines Codex puts before a command's output
+// ("Command: …" (which may span lines), "Chunk ID: 95b0f4", "Wall time: 0.4
+// seconds", "Process exited with code 1", "Original token count: 52"),
+// ended by an "Output:" line.
+var execHeaderKeys = []string{"Command:", "Chunk ID:", "Wall time:", "Process exited with code", "Process running with session ID",
+	"Original token count:", "Exit code:", "Total output lines:"}
+
+// execOutput returns a command output without Codex's header: the text
+// after the "Output:" line that ends it, when the text starts with a
+// header line and has a "Wall time:" line before "Output:"; otherwise the
+// text as it is. The exit code is read from the header before
+// (codexOutcomeOf); the stored row keeps the whole output, the tool event
+// the command's own.
+func execOutput(b []byte) []byte {
+	known := func(line []byte) bool {
+		for _, k := range execHeaderKeys {
+			if bytes.HasPrefix(line, []byte(k)) {
+				return true
+			}
+		}
+		return false
+	}
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	if !known(first) {
+		return b
+	}
+	head := b[:min(len(b), 64<<10)]
+	wall := false
+	for rest := head; len(rest) > 0; {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		line = bytes.TrimRight(line, "\r")
+		switch {
+		case string(line) == "Output:":
+			if wall {
+				return b[len(head)-len(after):]
+			}
+			return b
+		case bytes.HasPrefix(line, []byte("Wall time:")):
+			wall = true
+		}
+		if !found {
+			break
+		}
+		rest = after
+	}
+	return b
 }
 
 // exitLine finds the first line of b that starts with prefix and an

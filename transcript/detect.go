@@ -205,10 +205,70 @@ func SessionFromHead(head []byte, f Format) string {
 
 // decodeClaudeProject reverses Claude's folder naming (every "/" and "."
 // became "-"). The mapping is lossy for names that contain "-"; records
-// carry their real cwd, so this is only a fallback.
+// carry their real cwd, so this is only a fallback (see
+// ResolveClaudeProject for one checked against the file system).
 func decodeClaudeProject(name string) string {
 	if !strings.HasPrefix(name, "-") {
 		return name
 	}
 	return "/" + strings.ReplaceAll(strings.TrimPrefix(name, "-"), "-", "/")
+}
+
+// ClaudeProjectFolder reports whether path is a transcript directly inside
+// (or in a session folder of) ~/.claude/projects/<encoded-cwd>, and
+// returns the encoded folder name.
+func ClaudeProjectFolder(path string) (string, bool) {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) == "subagents" {
+		dir = filepath.Dir(filepath.Dir(dir))
+	}
+	if !strings.Contains(filepath.ToSlash(dir), "/.claude/projects/") {
+		return "", false
+	}
+	return filepath.Base(dir), true
+}
+
+// ResolveClaudeProject decodes a Claude project folder name into the
+// directory it was made from, using isDir to tell which of the readings
+// exists: Claude turned every "/", "." and "_" of the path into "-", so
+// "-Users-dain-workspace-claude-code-log" is /Users/dain/workspace/
+// claude-code-log when that directory exists, not
+// /Users/dain/workspace/claude/code/log. It returns "" when no reading
+// exists (the machine is not the one the transcripts were written on).
+func ResolveClaudeProject(name string, isDir func(string) bool) string {
+	if !strings.HasPrefix(name, "-") {
+		return ""
+	}
+	parts := strings.Split(strings.TrimPrefix(name, "-"), "-")
+	steps := 0
+	var walk func(dir string, i int) string
+	walk = func(dir string, i int) string {
+		if i == len(parts) {
+			return dir
+		}
+		// The next path element is parts[i..j] joined by "-", "." or "_"
+		// (one separator kind per element, the common case).
+		for j := len(parts) - 1; j >= i; j-- {
+			for _, sep := range []string{"-", ".", "_"} {
+				if j == i && sep != "-" {
+					continue
+				}
+				if steps++; steps > 10000 {
+					return ""
+				}
+				elem := strings.Join(parts[i:j+1], sep)
+				if elem == "" {
+					continue
+				}
+				next := dir + "/" + elem
+				if isDir(next) {
+					if got := walk(next, j+1); got != "" {
+						return got
+					}
+				}
+			}
+		}
+		return ""
+	}
+	return walk("", 0)
 }

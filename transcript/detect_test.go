@@ -269,3 +269,31 @@ func TestSessionFromHeadEntireCopies(t *testing.T) {
 	}
 	t.Logf("%d Entire copies checked", n)
 }
+
+func TestResolveClaudeProject(t *testing.T) {
+	dirs := map[string]bool{"/Users": true, "/Users/dain": true, "/Users/dain/workspace": true,
+		"/Users/dain/workspace/claude-code-log": true, "/Users/dain/.config": true, "/Users/dain/.config/my_app": true,
+		"/Users/dain/workspace/claude": true}
+	isDir := func(p string) bool { return dirs[p] }
+	for name, want := range map[string]string{
+		"-Users-dain-workspace-claude-code-log": "/Users/dain/workspace/claude-code-log",
+		"-Users-dain--config-my-app":            "/Users/dain/.config/my_app",
+		"-Users-dain-workspace":                 "/Users/dain/workspace",
+		"-Users-dain-elsewhere":                 "",
+		"relative":                              "",
+	} {
+		if got := ResolveClaudeProject(name, isDir); got != want {
+			t.Errorf("ResolveClaudeProject(%q) = %q, want %q", name, got, want)
+		}
+	}
+	for path, want := range map[string]string{
+		"/h/.claude/projects/-Users-x/abc.jsonl":                   "-Users-x",
+		"/h/.claude/projects/-Users-x/abc/subagents/agent-1.jsonl": "-Users-x",
+		"/h/elsewhere/abc.jsonl":                                   "",
+	} {
+		got, ok := ClaudeProjectFolder(path)
+		if got != want || ok != (want != "") {
+			t.Errorf("ClaudeProjectFolder(%q) = %q %v", path, got, ok)
+		}
+	}
+}

@@ -130,12 +130,19 @@ func codexOutput(ev *cortex.Events, e *cortex.Entry, pl *fastjson.Value, pt stri
 	t := toolEvent(cortex.ToolCodexOutput, str(pl, "call_id"), "")
 	t.TurnID = turnID(e, str(pl, "metadata", "turn_id"))
 	oc, body := codexOutcomeOf(pl.Get("output"))
+	body = execOutput(body)
 	switch {
 	case oc.exit != nil:
 		code := *oc.exit
 		t.ExitCode = &code
 		if oc.failed {
-			setResult(&t, cortex.CallError, boolPtr(true), body)
+			// "exit 1: <first output line>…": the status and what the
+			// command said, not Codex's header.
+			msg := "exit " + strconv.Itoa(code)
+			if out := strings.TrimLeft(string(body), "\r\n"); out != "" {
+				msg += ": " + out
+			}
+			setResult(&t, cortex.CallError, boolPtr(true), msg)
 		} else {
 			setResult(&t, cortex.CallSuccess, boolPtr(false), body)
 		}

@@ -757,9 +757,10 @@ func TestCodexOutputEvents(t *testing.T) {
 	if err != nil || len(ev.Tools) != 1 || ev.Tools[0].TurnID != "turn-7" {
 		t.Errorf("turn from entry: %+v %v", ev.Tools, err)
 	}
-	// Plain text without an exit code: unknown, IsError unset.
+	// Plain text without an exit code: unknown, IsError unset; the preview
+	// is the output without Codex's "Wall time: …\nOutput:" header.
 	lines = testdataLines(t, "codex/namespaced_mcp_call.jsonl")
-	if x := onlyTool(t, codexEv(t, lines...)[2]); x.Status != cortex.CallUnknown || x.IsError != nil || x.ExitCode != nil || !strings.HasPrefix(x.OutputPreview, "Wall time:") {
+	if x := onlyTool(t, codexEv(t, lines...)[2]); x.Status != cortex.CallUnknown || x.IsError != nil || x.ExitCode != nil || !strings.HasPrefix(x.OutputPreview, `[{"type":"text"`) {
 		t.Errorf("plain output %+v", x)
 	}
 	// Arguments that are not JSON stay a JSON string; long ones are cut.

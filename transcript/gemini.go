@@ -305,6 +305,9 @@ func (g *geminiDoc) message(c *clock, id string, v *fastjson.Value, m *geminiMes
 	if res.Skip == "" {
 		res.Events = extractEvents(cortex.ToolGemini, &res.Entry, v)
 	}
+	if role != cortex.RoleUser {
+		res.Usage = geminiUsage(v, &res.Entry, id)
+	}
 	out := []Result{res}
 	for i, tc := range calls {
 		out = append(out, g.toolResult(c, v, tc, raws[i], key, i, m))

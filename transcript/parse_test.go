@@ -107,12 +107,11 @@ func TestParseLineConcatenatedExcerpt(t *testing.T) {
 		if a.Entry.Role != "assistant" || a.Entry.RecordKey != "u:7007c696-ea4b-464e-92d4-b258367335f4" {
 			t.Errorf("first record: role %q key %q", a.Entry.Role, a.Entry.RecordKey)
 		}
-		if s.Type != "summary" || s.Entry.Role != "context" || !strings.Contains(s.Entry.Text, "Refactor: Extract Duplicate Timestamp Functions") {
-			t.Errorf("second record: type %q role %q text %q", s.Type, s.Entry.Role, s.Entry.Text)
-		}
-		// The summary has no sessionId: it takes the one seen on the line before it.
-		if s.Entry.SessionID != a.Entry.SessionID || s.Entry.SessionID == "ctx" {
-			t.Errorf("summary session %q, assistant session %q", s.Entry.SessionID, a.Entry.SessionID)
+		// The second record is a summary: not a row, the title of its
+		// leaf message's session.
+		if s.Type != "summary" || s.Skip != SkipSummary || s.Summary == nil ||
+			!strings.Contains(s.Summary.Text, "Refactor: Extract Duplicate Timestamp Functions") {
+			t.Errorf("second record: type %q skip %q summary %+v", s.Type, s.Skip, s.Summary)
 		}
 		if !bytes.HasPrefix(s.Raw, []byte(`{"type":"summary"`)) || !bytes.HasSuffix(a.Raw, []byte(`"timestamp":"2026-01-14T15:18:07.297Z"}`)) {
 			t.Errorf("Raw split at the wrong place: %q / %q", trunc(a.Raw), trunc(s.Raw))

@@ -48,6 +48,9 @@ const (
 	SkipUnknownType = "unknown_type"
 	// SkipEmpty marks a record without content.
 	SkipEmpty = "empty"
+	// SkipSummary marks a session summary: not a row of its own, but the
+	// title of the session of its leaf message (Result.Summary).
+	SkipSummary = "summary"
 )
 
 // Result is the outcome of parsing one record.
@@ -75,6 +78,12 @@ type Result struct {
 	// Events are the record's normalized skill, tool-call and hook events
 	// (see ExtractEvents).
 	Events cortex.Events
+	// Usage is the token usage the record reports (also set on skipped
+	// records: Codex token_count events are bookkeeping, not rows).
+	Usage *cortex.TokenUsage
+	// Summary is a session summary (Claude `summary` records, which are
+	// skipped as rows: they belong to the session of their leaf message).
+	Summary *cortex.SessionSummary
 }
 
 // ErrTruncated is returned for a final line that is not (yet) complete JSON:

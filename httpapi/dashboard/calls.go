@@ -128,15 +128,20 @@ func values(kv ...string) url.Values {
 	return q
 }
 
-// only keeps the keys of q that are parameters of the action (the
-// dashboard's own keys, like sort, stay out of the action call).
+// only keeps the keys of q that are parameters of the action, under
+// their names or older ones (tool for agent); the dashboard's own keys,
+// like sort, stay out of the action call.
 func only(q url.Values, name string) url.Values {
 	a, err := app.ActionByName(name)
 	if err != nil {
 		return url.Values{}
 	}
+	names := a.Params()
+	for old := range a.Aliases() {
+		names = append(names, old)
+	}
 	out := url.Values{}
-	for _, p := range a.Params() {
+	for _, p := range names {
 		if v, ok := q[p]; ok && !(len(v) == 1 && v[0] == "") {
 			out[p] = v
 		}

@@ -375,6 +375,7 @@ func (d *Dashboard) investigateParams(r *http.Request) (string, string, url.Valu
 	q := only(r.URL.Query(), lens+"_investigate")
 	q.Set("incident_id", id)
 	q.Set("limit", "1")
+	q.Set("detail", "true") // the page shows the whole bundle
 	return lens, id, q, nil
 }
 

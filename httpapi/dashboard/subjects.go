@@ -256,10 +256,11 @@ func (d *Dashboard) skillPage(w http.ResponseWriter, r *http.Request) (string, a
 	out.Chart = barChart{Title: "Skill events and incidents per " + b.Unit, Labels: b.Labels,
 		Series: []series{{Name: "events", Class: "s1", Values: b.count(stamps)}}}
 	incQ := values("skill", name, "since", sinceParam(since), "limit", "100")
-	invQ := values("skill", name, "since", sinceParam(since))
+	healthQ := values("skill", name, "since", sinceParam(since))
+	invQ := values("skill", name, "since", sinceParam(since), "detail", "true") // the page shows whole bundles
 	// Versions and their comparison span the skill's whole history.
 	lcQ := values("skill", name)
-	d.prefetch(r, call{"skill_incidents", incQ}, call{"skill_investigate", invQ}, call{"skill_health", invQ},
+	d.prefetch(r, call{"skill_incidents", incQ}, call{"skill_investigate", invQ}, call{"skill_health", healthQ},
 		call{"skill_versions", lcQ}, call{"skill_compare", lcQ})
 	out.Incidents = cachedCall[cortex.IncidentList](d, r, "skill_incidents", incQ)
 	if out.Incidents.Ready && out.Incidents.Err == nil {
@@ -272,7 +273,7 @@ func (d *Dashboard) skillPage(w http.ResponseWriter, r *http.Request) (string, a
 		out.Chart.Series = append(out.Chart.Series, series{Name: "incidents", Class: "s3", Values: b.count(inc)})
 	}
 	out.Findings = cachedCall[cortex.Investigation](d, r, "skill_investigate", invQ)
-	out.Health = cachedCall[app.SkillHealthReport](d, r, "skill_health", invQ)
+	out.Health = cachedCall[app.SkillHealthReport](d, r, "skill_health", healthQ)
 	out.Versions = cachedCall[app.SkillVersionList](d, r, "skill_versions", lcQ)
 	out.Compare = cachedCall[lifecycle.Comparison](d, r, "skill_compare", lcQ)
 	return "skill", out, nil

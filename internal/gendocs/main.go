@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/mcpserver"
 )
 
 // Generated documents, relative to the module root.
@@ -51,14 +52,26 @@ func contracts() string {
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString("# Cortex actions (current contract)\n\n")
-	b.WriteString("Every action is one MCP tool of the same name, one REST route and one CLI command, with the same\n")
-	b.WriteString("parameters (unknown parameters are rejected) and the same result. Scopes: `cortex:read`;\n")
+	b.WriteString("Every action is one REST route and one CLI command, with the same parameters (unknown parameters\n")
+	b.WriteString("are rejected) and the same result; on MCP it is the tool of the same name, except a lens's own incident\n")
+	b.WriteString("actions, which the all-lens tools `incidents` and `investigate` serve with `lens=…` or a subject filter\n")
+	b.WriteString("(column MCP); `skill_assess` and `help` are no MCP tools (see SCHEMA.md). Admin tools are listed only to MCP\n")
+	b.WriteString("clients with the admin scope. Tuning parameters (`window_minutes`, `correlation_window_minutes`, `max_bytes`,\n")
+	b.WriteString("`min_score`), and the subject filters of `incidents` and `investigate` that `target` and `hook` cover\n")
+	b.WriteString("(`mcp_server`, `mcp_tool`, `hook_event`, `hook_source`, `evidence_kind`), are accepted on MCP but not listed\n")
+	b.WriteString("in the tools' schemas. Scopes: `cortex:read`;\n")
 	b.WriteString("`cortex:admin` implies read. Cost classes: `cheap` (one indexed query), `moderate` (a candidate scan),\n")
-	b.WriteString("`expensive` (evidence bundles), `write` (changes the store).\n\n")
-	b.WriteString("| action | scope | cost | REST | CLI | parameters |\n|---|---|---|---|---|---|\n")
+	b.WriteString("`expensive` (evidence bundles), `write` (changes the store). The parameter `agent` was called `tool`\n")
+	b.WriteString("before; `tool` is still accepted everywhere (`--tool` on the CLI). Listings return `next` while more\n")
+	b.WriteString("rows follow; pass it back as `cursor`.\n\n")
+	b.WriteString("| action | scope | cost | REST | CLI | MCP | parameters |\n|---|---|---|---|---|---|---|\n")
 	for _, a := range app.Actions() {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s %s` | `%s` | %s |\n", a.Name, a.Scope, a.Cost, a.Method, a.Path, a.CLI,
-			codeList(a.Params()))
+		tool := "—"
+		if a.MCPTool() != "" {
+			tool = "`" + a.MCPTool() + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s %s` | `%s` | %s | %s |\n", a.Name, a.Scope, a.Cost, a.Method, a.Path,
+			strings.ReplaceAll(a.CLI, "|", "\\|"), tool, codeList(a.Params()))
 	}
 	b.WriteString("\n## Descriptions\n\n")
 	for _, a := range app.Actions() {
@@ -67,20 +80,26 @@ func contracts() string {
 	return b.String()
 }
 
-// schemas lists each action's parameter schema.
+// schemas lists each action's parameters and, for MCP tools, the input
+// and output schemas exactly as tools/list sends them.
 func schemas() string {
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString("# MCP tool schemas\n\n")
-	b.WriteString("The input schema of every Cortex MCP tool, derived from the action's parameter struct. The REST routes\n")
-	b.WriteString("take the same parameters (GET: query string, lists as repeated keys or comma separated; POST: JSON body).\n")
+	b.WriteString("The parameters of every Cortex action, derived from its parameter struct, and for each MCP tool the\n")
+	b.WriteString("input and output schemas exactly as `tools/list` sends them (compact: every agent session pays for\n")
+	b.WriteString("them in tokens; the output schema gives the result's top-level fields, the full result schemas are in\n")
+	b.WriteString("the OpenAPI document at `GET /api/openapi.json`). The REST routes take the same parameters (GET: query\n")
+	b.WriteString("string, lists as repeated keys or comma separated; POST: JSON body).\n")
 	for _, a := range app.Actions() {
-		s, err := json.MarshalIndent(a.Schema(), "", "  ")
-		if err != nil {
-			s = []byte(err.Error())
+		fmt.Fprintf(&b, "\n## `%s`\n\n%s (scope `%s`, cost `%s`", a.Name, a.Description, a.Scope, a.Cost)
+		switch {
+		case a.NotOnMCP != "":
+			fmt.Fprintf(&b, "; not an MCP tool: %s", a.NotOnMCP)
+		case !a.OnMCP():
+			fmt.Fprintf(&b, "; on MCP: `%s`", a.MCPTool())
 		}
-		fmt.Fprintf(&b, "\n## `%s`\n\n%s (scope `%s`, cost `%s`)\n\n| parameter | type | description |\n|---|---|---|\n",
-			a.Name, a.Description, a.Scope, a.Cost)
+		b.WriteString(")\n\n| parameter | type | description |\n|---|---|---|\n")
 		sch := a.Schema()
 		for _, name := range a.Params() {
 			p := sch.Properties[name]
@@ -91,11 +110,43 @@ func schemas() string {
 			if p.Items != nil {
 				typ = "array of " + p.Items.Type
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, typ, strings.ReplaceAll(p.Description, "|", "\\|"))
+			doc := a.Doc(name)
+			values := p.Enum
+			if p.Items != nil {
+				values = p.Items.Enum
+			}
+			if len(values) > 0 {
+				doc += fmt.Sprintf(" (one of: %s)", enumList(values))
+			}
+			if why := a.Unlisted(name); why != "" && a.OnMCP() {
+				doc += " — " + why + ": accepted on MCP, not listed"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, typ, strings.ReplaceAll(doc, "|", "\\|"))
 		}
-		fmt.Fprintf(&b, "\n<details><summary>JSON schema</summary>\n\n```json\n%s\n```\n\n</details>\n", s)
+		if !a.OnMCP() {
+			continue
+		}
+		tool := mcpserver.ToolFor(a)
+		in, err := json.MarshalIndent(tool.InputSchema, "", "  ")
+		if err != nil {
+			in = []byte(err.Error())
+		}
+		out, err := json.MarshalIndent(tool.OutputSchema, "", "  ")
+		if err != nil {
+			out = []byte(err.Error())
+		}
+		fmt.Fprintf(&b, "\n<details><summary>MCP input and output schemas</summary>\n\n```json\n%s\n```\n\n```json\n%s\n```\n\n</details>\n",
+			in, out)
 	}
 	return b.String()
+}
+
+func enumList(values []any) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = fmt.Sprintf("`%v`", v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func codeList(names []string) string {

@@ -91,11 +91,50 @@ func Candidate(f store.CandidateFilter, prefix string) Where {
 	return w
 }
 
-// Event is the condition of an event listing's common filter.
+// Event is the condition of an event listing's common filter, continued
+// after its cursor (listings ordered by timestamp and id, newest first).
 func Event(f cortex.EventFilter) Where {
 	var w Where
 	w.scope(f.Tool, f.Project, f.Session, f.Host, "", f.Since, f.Until)
+	w.After(f.After, "timestamp", "id")
 	return w
+}
+
+// After continues a listing ordered by (timeCol, idCol) descending after
+// the cursor's position: keyset paging, so rows written meanwhile (the
+// watcher adds the newest) neither repeat nor shift a page. A cursor with
+// a text key (Key) compares idCol as text. A nil or empty cursor adds
+// nothing.
+func (w *Where) After(c *cortex.Cursor, timeCol, idCol string) {
+	if c == nil || (c.Time == "" && c.Key == "" && c.ID == 0) {
+		return
+	}
+	var id any = c.ID
+	if c.Key != "" {
+		id = c.Key
+	}
+	w.Add("("+timeCol+", "+idCol+") < (?, ?)", c.Time, id)
+}
+
+// RowCursor is the cursor after a row of a listing ordered by time and
+// numeric id (see After).
+func RowCursor(timestamp string, id int64) cortex.Cursor {
+	return cortex.Cursor{Time: timestamp, ID: id}
+}
+
+// SkillSummariesAfter is the HAVING condition (" HAVING …", or "") that
+// continues a listing of skill summaries (grouped by skill_name, ordered by
+// last use and name, newest first) after its cursor, with its arguments.
+func SkillSummariesAfter(c *cortex.Cursor) (string, []any) {
+	if c == nil {
+		return "", nil
+	}
+	return ` HAVING (max(timestamp), skill_name) < (?, ?)`, []any{c.Time, c.Key}
+}
+
+// SkillSummaryCursor is the cursor after a skill summary.
+func SkillSummaryCursor(s cortex.SkillSummary) cortex.Cursor {
+	return cortex.Cursor{Time: s.LastSeen, Key: s.SkillName}
 }
 
 // MCP is the condition of an MCP candidate scan or usage count: MCP calls
@@ -213,6 +252,7 @@ func Logs(p store.LogParams) (Where, error) {
 	if !p.Until.IsZero() {
 		w.Add("timestamp < ?", cortex.FormatTime(p.Until))
 	}
+	w.After(p.After, "timestamp", "id")
 	return w, nil
 }
 
@@ -224,7 +264,32 @@ func Search(p cortex.SearchParams, prefix string) Where {
 	if p.Role != "" {
 		w.Add(prefix+"ai_role = ?", string(p.Role))
 	}
+	if !p.Rank {
+		w.After(p.After, prefix+"timestamp", prefix+"id")
+	}
 	return w
+}
+
+// SearchOffset is where a ranked search's page starts (a relevance
+// ranking pages by offset; a newest-first search by keyset, see Search).
+func SearchOffset(p cortex.SearchParams) int {
+	if p.Rank {
+		return p.After.OffsetOf()
+	}
+	return 0
+}
+
+// SearchNext is the cursor after the last hit of a truncated search page
+// that started at offset ("" on the last page).
+func SearchNext(p cortex.SearchParams, res cortex.SearchResult, offset int) string {
+	if !res.Truncated || len(res.Hits) == 0 {
+		return ""
+	}
+	if p.Rank {
+		return cortex.Cursor{Offset: offset + len(res.Hits)}.Encode()
+	}
+	last := res.Hits[len(res.Hits)-1]
+	return RowCursor(last.Timestamp, last.ID).Encode()
 }
 
 // Sessions is the condition of a session listing on ai_sessions: active
@@ -238,5 +303,96 @@ func Sessions(p cortex.SessionParams) Where {
 	if !p.Until.IsZero() {
 		w.Add("first_seen < ?", cortex.FormatTime(p.Until))
 	}
+	if c := p.After; c != nil {
+		session, rest, _ := strings.Cut(c.Key, "\n")
+		tool, host, _ := strings.Cut(rest, "\n")
+		w.Add("(last_seen, ai_session_id, ai_tool, hostname) < (?, ?, ?, ?)", c.Time, session, tool, host)
+	}
 	return w
+}
+
+// SessionsOrder is the order of a session listing (its cursor's order).
+const SessionsOrder = ` ORDER BY last_seen DESC, ai_session_id DESC, ai_tool DESC, hostname DESC`
+
+// SessionCursor is the cursor after a session of a listing.
+func SessionCursor(s cortex.Session) cortex.Cursor {
+	return cortex.Cursor{Time: s.LastSeen, Key: s.SessionID + "\n" + string(s.Tool) + "\n" + s.Hostname}
+}
+
+// Invocations is the condition of an LLM audit listing, continued after
+// its cursor (ordered by start time and id, newest first).
+func Invocations(p cortex.InvocationParams) Where {
+	var w Where
+	if !p.Since.IsZero() {
+		w.Add("started_at >= ?", cortex.FormatTime(p.Since))
+	}
+	if p.Action != "" {
+		w.Add("action = ?", p.Action)
+	}
+	if p.Status != "" {
+		w.Add("status = ?", p.Status)
+	}
+	if c := p.After; c != nil {
+		w.Add("(started_at, id) < (?, ?)", c.Time, c.Key)
+	}
+	return w
+}
+
+// InvocationCursor is the cursor after an audited invocation.
+func InvocationCursor(inv cortex.Invocation) cortex.Cursor {
+	return cortex.Cursor{Time: cortex.FormatTime(inv.StartedAt), Key: inv.ID}
+}
+
+// UsageSums is the select list of a token usage read grouped by model (and
+// whatever precedes it): the model, its responses and its tokens of each
+// kind, summed as integers on both stores. UsageDest scans what follows
+// the model.
+const UsageSums = `model, count(*), CAST(sum(input_tokens) AS BIGINT), CAST(sum(output_tokens) AS BIGINT),
+	CAST(sum(cache_read_tokens) AS BIGINT), CAST(sum(cache_write_tokens) AS BIGINT), CAST(sum(reasoning_tokens) AS BIGINT)`
+
+// UsageDest are the scan destinations of UsageSums after the model.
+func UsageDest(c *cortex.TokenCounts) []any {
+	return []any{&c.Responses, &c.Input, &c.Output, &c.CacheRead, &c.CacheWrite, &c.Reasoning}
+}
+
+// UsageChunk bounds the sessions of one SessionUsage query.
+const UsageChunk = 500
+
+// SessionUsage is the query of the token usage of sessions, per session
+// and model, for the distinct ids of a chunk of at most UsageChunk
+// sessions; the caller keeps the (agent, session, host) keys it asked for.
+func SessionUsage(ids []string) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return `SELECT ai_tool, ai_session_id, hostname, ` + UsageSums + ` FROM ai_token_usage WHERE ai_session_id IN (` +
+		Marks(len(ids)) + `) GROUP BY ai_tool, ai_session_id, hostname, model`, args
+}
+
+// SessionIDs are the distinct session ids of sessions, in order.
+func SessionIDs(sessions []cortex.Session) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range sessions {
+		if !seen[s.SessionID] {
+			seen[s.SessionID] = true
+			out = append(out, s.SessionID)
+		}
+	}
+	return out
+}
+
+// UsageBetween is the query of one session's token usage per model
+// between two stored times (inclusive).
+func UsageBetween(s store.SessionScope, from, to string) (string, []any) {
+	return `SELECT ` + UsageSums + ` FROM ai_token_usage WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
+		AND timestamp >= ? AND timestamp <= ? GROUP BY model`, []any{s.Session, string(s.Tool), s.Host, from, to}
+}
+
+// RecentSessionIDs is the query of the ids of the most recently active
+// sessions whose id starts with prefix (shell completion), at most limit.
+func RecentSessionIDs(prefix string, limit int) (string, []any) {
+	return `SELECT ai_session_id FROM ai_sessions WHERE ai_session_id >= ? AND ai_session_id < ?
+		GROUP BY ai_session_id ORDER BY max(last_seen) DESC, ai_session_id LIMIT ?`, []any{prefix, prefix + "\U0010FFFF", limit}
 }

@@ -4,10 +4,13 @@
 //   node client.mjs stdio <cortex-binary> <db-path>
 //   node client.mjs http <url> <token>
 //
-// Lists the tools, calls skill_investigate on the labelled corpus's
-// lavra:lavra-plan incident and once with a bad parameter, and prints a
-// one-line JSON summary. Exits 1 with a message on any failure, 2 on bad
-// usage.
+// Lists the tools (checking their size, output schemas and that admin
+// tools are hidden from this read-only client), calls investigate on the
+// labelled corpus's lavra:lavra-plan incident (summary, then detail; the
+// SDK checks each result against the tool's output schema), incidents with
+// the older parameter name tool, and investigate with a bad parameter, and
+// prints a one-line JSON summary. Exits 1 with a message on any failure,
+// 2 on bad usage.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -59,32 +62,53 @@ async function main() {
     assert(server?.name === "cortex", `server name is ${JSON.stringify(server)}`);
     assert((client.getInstructions() ?? "").length > 0, "server sent no instructions");
 
-    const { tools } = await client.listTools({}, opts);
+    const listed = await client.listTools({}, opts);
+    const { tools } = listed;
+    const listBytes = Buffer.byteLength(JSON.stringify(listed));
+    assert(listBytes <= 20 * 1024, `tools/list is ${listBytes} bytes (~${Math.round(listBytes / 4)} tokens), over 20 KB`);
     const names = tools.map((t) => t.name);
-    for (const want of ["skill_investigate", "help", "status"]) {
+    for (const want of ["incidents", "investigate", "session_show", "status"]) {
       assert(names.includes(want), `tool ${want} missing from ${names.join(", ")}`);
+    }
+    for (const hidden of ["llm_invocations", "skills_backfill", "skill_investigate", "skill_assess", "help"]) {
+      assert(!names.includes(hidden), `tool ${hidden} listed to a read-only client`);
     }
     for (const t of tools) {
       assert(t.inputSchema?.type === "object", `tool ${t.name} has no object inputSchema`);
-      assert(typeof t.description === "string" && t.description.includes("(scope cortex:"), `tool ${t.name} description`);
+      assert(t.outputSchema?.type === "object" && t.outputSchema.properties, `tool ${t.name} has no outputSchema`);
+      assert(typeof t.description === "string" && t.description.length > 0, `tool ${t.name} description`);
     }
-    const inv = tools.find((t) => t.name === "skill_investigate");
-    assert(inv.inputSchema.properties?.skill, "skill_investigate schema lacks the skill parameter");
-    assert(inv.annotations?.readOnlyHint === true, "skill_investigate is not marked read-only");
+    const inv = tools.find((t) => t.name === "investigate");
+    assert(inv.inputSchema.properties?.skill && inv.inputSchema.properties?.detail, "investigate lacks skill or detail");
+    assert(inv.inputSchema.properties?.agent?.enum?.includes("codex"), "agent is not an enum");
+    assert(inv.annotations?.readOnlyHint === true, "investigate is not marked read-only");
 
-    const res = await client.callTool({ name: "skill_investigate", arguments: { skill: "lavra:lavra-plan" } }, undefined, opts);
-    assert(!res.isError, `skill_investigate failed: ${JSON.stringify(res.content)}`);
+    // The SDK validates structured content against the output schema.
+    const res = await client.callTool({ name: "investigate", arguments: { skill: "lavra:lavra-plan" } }, undefined, opts);
+    assert(!res.isError, `investigate failed: ${JSON.stringify(res.content)}`);
     const sc = res.structuredContent;
-    assert(sc && typeof sc === "object", "skill_investigate returned no structured content");
-    assert(sc.evidence?.length === 1, `want 1 evidence bundle, got ${sc.evidence?.length}`);
-    const bundle = sc.evidence[0];
-    assert(bundle.incident?.skill_name === "lavra:lavra-plan", `incident skill is ${bundle.incident?.skill_name}`);
-    const modes = bundle.deterministic_findings?.likely_failure_modes ?? [];
+    assert(sc && typeof sc === "object", "investigate returned no structured content");
+    assert(sc.detail === false && sc.evidence === undefined, "investigate is not a summary by default");
+    assert(sc.evidence_summary?.length === 1, `want 1 summary, got ${sc.evidence_summary?.length}`);
+    const summary = sc.evidence_summary[0];
+    assert(summary.incident?.skill_name === "lavra:lavra-plan", `incident skill is ${summary.incident?.skill_name}`);
+    const modes = summary.deterministic_findings?.likely_failure_modes ?? [];
     assert(modes.length > 0, "no deterministic findings");
+    assert(Object.keys(summary.evidence_counts ?? {}).length > 0, "no evidence counts");
     const text = res.content?.find((c) => c.type === "text")?.text;
-    assert(text && JSON.parse(text).evidence?.length === 1, "text content is not the result's JSON");
+    assert(text && JSON.parse(text).evidence_summary?.length === 1, "text content is not the result's JSON");
 
-    const bad = await client.callTool({ name: "skill_investigate", arguments: { limit: "x" } }, undefined, opts);
+    const full = await client.callTool(
+      { name: "investigate", arguments: { incident_id: summary.incident.incident_id, detail: true } }, undefined, opts);
+    assert(!full.isError && full.structuredContent.evidence?.length === 1, "investigate detail by id failed");
+    const fullBytes = Buffer.byteLength(full.content[0].text);
+    assert(fullBytes > Buffer.byteLength(text), `detail (${fullBytes} B) is not larger than the summary`);
+
+    const byAlias = await client.callTool({ name: "incidents", arguments: { tool: "claude", lens: ["skill"] } }, undefined, opts);
+    assert(!byAlias.isError && byAlias.structuredContent.incidents.every((i) => i.ai_tool === "claude" && i.lens === "skill"),
+      `incidents with tool=claude: ${JSON.stringify(byAlias.content).slice(0, 200)}`);
+
+    const bad = await client.callTool({ name: "investigate", arguments: { limit: "x" } }, undefined, opts);
     assert(bad.isError === true, "a bad parameter did not give isError");
     const err = errorBody(bad);
     assert(err.code === "invalid" && String(err.message).includes("limit"), `bad-parameter error: ${JSON.stringify(err)}`);
@@ -95,8 +119,12 @@ async function main() {
         mode,
         server: `${server.name} ${server.version}`,
         tools: names.length,
-        incident: bundle.incident.incident_id,
-        skill: bundle.incident.skill_name,
+        tools_list_bytes: listBytes,
+        tools_list_tokens: Math.round(listBytes / 4),
+        incident: summary.incident.incident_id,
+        skill: summary.incident.skill_name,
+        summary_bytes: Buffer.byteLength(text),
+        detail_bytes: fullBytes,
         failure_modes: modes.map((m) => m.category),
         bad_param_error: err.code,
       }),
