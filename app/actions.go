@@ -76,6 +76,10 @@ type Action struct {
 	// lens's subject filters, instead of one tool each (every tool listed
 	// costs tokens in every agent session). REST and the CLI serve them.
 	Lens string
+	// Fold, when set, is the MCP tool that serves the action as one of
+	// its views, with its selector parameter set to View (see Fold).
+	Fold *Fold
+	View string
 	// NotOnMCP, when set, says why the action is no MCP tool (REST and the
 	// CLI serve it).
 	NotOnMCP string
@@ -131,22 +135,35 @@ func ForLens(lens string) Option { return func(a *Action) { a.Lens = lens } }
 func OffMCP(reason string) Option { return func(a *Action) { a.NotOnMCP = reason } }
 
 // OnMCP reports whether the action is its own MCP tool.
-func (a Action) OnMCP() bool { return a.Lens == "" && a.NotOnMCP == "" }
+func (a Action) OnMCP() bool { return a.Lens == "" && a.NotOnMCP == "" && a.Fold == nil }
 
-// MCPTool names the MCP tool call that serves the action: its own tool,
-// for a lens's action the all-lens tool with the lens, or "" for an
-// action kept off MCP.
-func (a Action) MCPTool() string {
-	if a.OnMCP() {
-		return a.Name
+// MCPCall returns the MCP tool that serves the action and the arguments
+// that select it: its own tool (no arguments); for a lens's action the
+// all-lens tool with the lens; for a folded action the fold with its
+// view; "" for an action kept off MCP.
+func (a Action) MCPCall() (tool string, args map[string]any) {
+	switch {
+	case a.OnMCP():
+		return a.Name, nil
+	case a.NotOnMCP != "":
+		return "", nil
+	case a.Fold != nil:
+		return a.Fold.Tool, map[string]any{a.Fold.Param: a.View}
+	case strings.HasSuffix(a.Name, "_investigate"):
+		return "investigate", map[string]any{"lens": a.Lens}
 	}
-	if a.NotOnMCP != "" {
+	return "incidents", map[string]any{"lens": []string{a.Lens}}
+}
+
+// MCPTool names the MCP tool call that serves the action, as
+// documentation: "search", "incidents lens=skill", "skill view=health",
+// or "" for an action kept off MCP.
+func (a Action) MCPTool() string {
+	tool, args := a.MCPCall()
+	if tool == "" {
 		return ""
 	}
-	if strings.HasSuffix(a.Name, "_investigate") {
-		return "investigate lens=" + a.Lens
-	}
-	return "incidents lens=" + a.Lens
+	return mcpCallString(tool, args)
 }
 
 // define declares an action whose parameters are P (a struct with json
@@ -323,15 +340,20 @@ func (a Action) Doc(param string) string {
 // tokens in every agent session. Parameters that tune the answer rather
 // than select it (group gaps, correlation windows, text bounds, score
 // floors; tag tuning:"true") are "tuning": the defaults suit an agent.
-// An action can leave out more (see the Unlisted option). REST, the CLI
-// and the docs show them all.
+// A parameter can say why it is left out everywhere (tag unlisted:"why")
+// and an action can leave out more (see the Unlisted option). REST, the
+// CLI and the docs show them all.
 func (a Action) Unlisted(param string) string {
 	if why := a.unlisted[param]; why != "" {
 		return why
 	}
 	for _, f := range fields(a.params) {
-		if f.name == param && f.tuning {
+		switch {
+		case f.name != param:
+		case f.tuning:
 			return "tuning"
+		case f.unlisted != "":
+			return f.unlisted
 		}
 	}
 	return ""
@@ -444,8 +466,11 @@ type field struct {
 	// description (tag jsonschema:"…") is the short one tools list.
 	doc string
 	// tuning marks a parameter that tunes an answer rather than selects
-	// it (tag tuning:"true"; see Action.Tuning).
+	// it (tag tuning:"true"; see Action.Unlisted).
 	tuning bool
+	// unlisted says why MCP tools accept the parameter without listing it
+	// (tag unlisted:"…"; see Action.Unlisted).
+	unlisted string
 }
 
 // fields lists the JSON-named fields of a params struct (embedded structs
@@ -466,7 +491,7 @@ func fields(t reflect.Type) []field {
 			continue
 		}
 		out = append(out, field{name: name, index: []int{i}, typ: f.Type, alias: f.Tag.Get("alias"), doc: f.Tag.Get("doc"),
-			tuning: f.Tag.Get("tuning") == "true"})
+			tuning: f.Tag.Get("tuning") == "true", unlisted: f.Tag.Get("unlisted")})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/url"
 	"reflect"
 	"slices"
@@ -40,9 +41,9 @@ func TestRegistryIsWellFormed(t *testing.T) {
 		if a.ResultSchema() == nil {
 			t.Errorf("%s: no result schema", a.Name)
 		}
-		if (a.Lens == "" && a.NotOnMCP == "") != a.OnMCP() || (a.Lens != "" && !strings.HasPrefix(a.MCPTool(), "in")) ||
-			(a.NotOnMCP != "" && a.MCPTool() != "") {
-			t.Errorf("%s: lens %q, MCP tool %q", a.Name, a.Lens, a.MCPTool())
+		if (a.Lens == "" && a.NotOnMCP == "" && a.Fold == nil) != a.OnMCP() || (a.Lens != "" && !strings.HasPrefix(a.MCPTool(), "in")) ||
+			(a.NotOnMCP != "" && a.MCPTool() != "") || (a.Fold != nil && a.MCPTool() != a.Fold.Tool+" "+a.Fold.Param+"="+a.View) {
+			t.Errorf("%s: lens %q, fold %v, MCP tool %q", a.Name, a.Lens, a.Fold, a.MCPTool())
 		}
 	}
 	for _, want := range []string{"status", "search", "sessions", "skill_events", "skill_incidents", "skill_investigate",
@@ -51,6 +52,47 @@ func TestRegistryIsWellFormed(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("action %s is missing", want)
 		}
+	}
+}
+
+// TestFolds checks the folded MCP tools: every view is an action served
+// by its fold alone, the MCP call that reaches it says so, and help names
+// it.
+func TestFolds(t *testing.T) {
+	views := map[string]string{}
+	for _, f := range Folds() {
+		if f.Tool == "" || f.Param == "" || f.Description == "" || len(f.Views) < 2 {
+			t.Errorf("fold %+v is incomplete", f)
+		}
+		for _, v := range f.Views {
+			a, ok := f.Action(v.Value)
+			if !ok || a.Name != v.Action || a.Fold == nil || a.Fold.Tool != f.Tool || a.View != v.Value || a.OnMCP() {
+				t.Errorf("%s %s=%s: action %+v", f.Tool, f.Param, v.Value, a)
+			}
+			if prev, dup := views[v.Action]; dup {
+				t.Errorf("%s is a view of %s and %s", v.Action, prev, f.Tool)
+			}
+			views[v.Action] = f.Tool
+			tool, args := a.MCPCall()
+			if tool != f.Tool || !reflect.DeepEqual(args, map[string]any{f.Param: v.Value}) {
+				t.Errorf("%s: MCP call %s %v", a.Name, tool, args)
+			}
+		}
+		if _, ok := f.Action("nope"); ok {
+			t.Errorf("%s: an unknown view has an action", f.Tool)
+		}
+	}
+	for name, fold := range map[string]string{"skill_events": "events", "mcp_events": "events", "hook_events": "events",
+		"abuse": "events", "skill_health": "skill", "skill_versions": "skill", "skill_compare": "skill",
+		"skill_propose": "skill", "skill_evals": "skill"} {
+		if views[name] != fold {
+			t.Errorf("%s is served by %q, want %s", name, views[name], fold)
+		}
+	}
+	help, _ := ActionByName("help")
+	h, err := New(nil).Call(context.Background(), Caller{Scopes: []Scope{ScopeRead}}, help, &HelpParams{Action: "skill_health"})
+	if err != nil || h.(Help).Actions[0].MCP != "skill view=health" {
+		t.Errorf("help skill_health: %+v %v", h, err)
 	}
 }
 

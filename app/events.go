@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/cortexhq/cortex"
 )
@@ -72,6 +74,10 @@ func (s *Service) HookEvents(ctx context.Context, p cortex.HookEventParams) (cor
 	default:
 		return cortex.EventList[cortex.HookEventRow]{}, cortex.Errorf(cortex.CodeInvalid,
 			"unknown evidence kind %q (use runtime_transcript, config_inventory or trusted_hash_state)", p.EvidenceKind)
+	}
+	if p.Status != "" && !slices.Contains(hookStatuses, p.Status) {
+		return cortex.EventList[cortex.HookEventRow]{}, cortex.Errorf(cortex.CodeInvalid,
+			"unknown hook status %q (use %s)", p.Status, strings.Join(hookStatuses, ", "))
 	}
 	res, err := s.DB.HookEvents(ctx, p)
 	res.LimitClampedTo = clamped

@@ -21,14 +21,14 @@ type ScopeParams struct {
 	Agent   string `json:"agent,omitempty" alias:"tool" doc:"only this agent: claude, codex or gemini (older name: tool)"`
 	Project string `json:"project,omitempty" doc:"only this project (as stored, e.g. a repository path)"`
 	Session string `json:"session,omitempty" doc:"only this session id"`
-	Host    string `json:"host,omitempty" doc:"only this host"`
+	Host    string `json:"host,omitempty" doc:"only this host" unlisted:"narrows by machine"`
 	Since   string `json:"since,omitempty" jsonschema:"e.g. 7d, today, 2026-11-30" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
-	Until   string `json:"until,omitempty" jsonschema:"as since" doc:"older than (same forms as since)"`
+	Until   string `json:"until,omitempty" doc:"older than (same forms as since)"`
 }
 
 // PageParams continue a listing where the previous page ended.
 type PageParams struct {
-	Cursor string `json:"cursor,omitempty" jsonschema:"next of the last page" doc:"continue a listing: the next of the previous page"`
+	Cursor string `json:"cursor,omitempty" doc:"continue a listing: the next of the previous page"`
 }
 
 func (s *Service) scope(p ScopeParams) (cortex.Tool, time.Time, time.Time, error) {
@@ -76,7 +76,7 @@ type SearchParams struct {
 	Host    string `json:"host,omitempty" doc:"only this host"`
 	Role    string `json:"role,omitempty" doc:"only rows of this role"`
 	Since   string `json:"since,omitempty" jsonschema:"e.g. 7d, today, 2026-11-30" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
-	Until   string `json:"until,omitempty" jsonschema:"as since" doc:"older than (same forms as since)"`
+	Until   string `json:"until,omitempty" doc:"older than (same forms as since)"`
 	Rank    bool   `json:"rank,omitempty" jsonschema:"by relevance" doc:"order by relevance instead of newest first"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"20, max 500" doc:"maximum hits (default 20, max 500)"`
 	PageParams
@@ -86,7 +86,7 @@ type SearchParams struct {
 type SessionsParams struct {
 	Agent   string `json:"agent,omitempty" alias:"tool" doc:"only this agent: claude, codex or gemini (older name: tool)"`
 	Project string `json:"project,omitempty" doc:"only this project"`
-	Host    string `json:"host,omitempty" doc:"only this host"`
+	Host    string `json:"host,omitempty" doc:"only this host" unlisted:"narrows by machine"`
 	Since   string `json:"since,omitempty" jsonschema:"active since: e.g. 7d, today" doc:"active since: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
 	Until   string `json:"until,omitempty" jsonschema:"started before (as since)" doc:"started before (same forms as since)"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"50, max 1000" doc:"maximum sessions (default 50, max 1000)"`

@@ -13,7 +13,11 @@ import (
 
 // SignalsParams are the parameters of signals.
 type SignalsParams struct {
-	ScopeParams
+	Agent   string `json:"agent,omitempty" alias:"tool" doc:"only this agent: claude, codex or gemini (older name: tool)"`
+	Project string `json:"project,omitempty" doc:"only this project (as stored, e.g. a repository path)"`
+	Host    string `json:"host,omitempty" doc:"only this host" unlisted:"narrows by machine"`
+	Since   string `json:"since,omitempty" jsonschema:"e.g. 7d, today, 2026-11-30" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
+	Until   string `json:"until,omitempty" doc:"older than (same forms as since)"`
 }
 
 // CalibrateSignals measures every signal of every lens on the store (see

@@ -28,8 +28,8 @@ const (
 // SessionShowParams are the parameters of session_show.
 type SessionShowParams struct {
 	Session  string `json:"session" jsonschema:"id or unique prefix" doc:"the session id, or a unique prefix of it (at least 4 characters)"`
-	Agent    string `json:"agent,omitempty" alias:"tool" doc:"the session's agent (claude, codex or gemini; older name: tool), when the id is on several"`
-	Host     string `json:"host,omitempty" doc:"the session's host, when the id is on several"`
+	Agent    string `json:"agent,omitempty" alias:"tool" doc:"the session's agent (claude, codex or gemini; older name: tool), when the id is on several" unlisted:"narrows the session id"`
+	Host     string `json:"host,omitempty" doc:"the session's host, when the id is on several" unlisted:"narrows the session id"`
 	AfterID  int64  `json:"after_id,omitempty" jsonschema:"next page: next_after_id" doc:"the rows after this row id (next_after_id of the previous page)"`
 	BeforeID int64  `json:"before_id,omitempty" jsonschema:"page before: prev_before_id" doc:"the rows before this row id (prev_before_id)"`
 	Row      int64  `json:"row,omitempty" jsonschema:"the page with this row id" doc:"a page holding this row id"`
@@ -122,7 +122,7 @@ func (s *Service) findSession(ctx context.Context, id string, tool cortex.Tool, 
 	for i, f := range found {
 		names[i] = fmt.Sprintf("%s (%s on %s)", f.SessionID, f.Tool, f.Hostname)
 	}
-	return cortex.Session{}, cortex.Errorf(cortex.CodeInvalid, "session %q matches %d sessions: %s; give the full id, tool or host",
+	return cortex.Session{}, cortex.Errorf(cortex.CodeInvalid, "session %q matches %d sessions: %s; give the full id, agent or host",
 		id, len(found), strings.Join(names, ", "))
 }
 

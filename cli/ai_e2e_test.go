@@ -77,6 +77,11 @@ func TestEventCommandsEndToEnd(t *testing.T) {
 			t.Errorf("hook event %v", ev)
 		}
 	}
+	// A status that no hook run has is a mistake, not an empty list.
+	if _, errOut, code := e.run("--db", db, "ai", "hook-events", "--status", "failure"); code != 2 ||
+		!strings.Contains(errOut, `unknown hook status "failure"`) || !strings.Contains(errOut, "failed") {
+		t.Errorf("hook-events --status failure: exit %d, %s", code, errOut)
+	}
 
 	// Human output is a table; bad filters are clear errors.
 	out, _, code := e.run("--db", db, "ai", "mcp-events", "--limit", "3")

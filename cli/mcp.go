@@ -55,11 +55,14 @@ With --store it serves a team store as it is (no index, no watcher: laptops push
 
 Tools: incidents (what went wrong, every lens), investigate (findings and key evidence
 of an incident; detail=true for the full bundle, format=md for a Markdown report),
-search, sessions, session_show, row_show, the event listings, abuse, signals, status —
-each with its own parameter schema and output schema, so each can be allow-listed on
-its own (the agent shows them as mcp__cortex__investigate). A lens's own REST route
-(skill_incidents, mcp_investigate, …) is the incidents or investigate tool with lens=…
-or a subject filter. skill_assess and help are CLI and REST only.
+search, sessions, session_show, row_show, events (kind=skill, mcp, hook or abuse),
+skill (view=health, versions, compare, propose or evals: for skill authors), signals,
+status — each with its own parameter schema and output schema, so each can be
+allow-listed on its own (the agent shows them as mcp__cortex__investigate). A lens's
+own REST route (skill_incidents, mcp_investigate, …) is the incidents or investigate
+tool with lens=… or a subject filter; the event listings, abuse and the skill_* routes
+are the events and skill tools with kind=… or view=…. skill_assess and help are CLI
+and REST only.
 
 Tools get the cortex:read scope; --admin adds cortex:admin and lists llm_invocations,
 skills_backfill, redact_rescan and purge (a client without it never sees them).

@@ -97,6 +97,25 @@ func TestMCPStdioEndToEnd(t *testing.T) {
 	if st.Rows == 0 || st.DBPath != db {
 		t.Errorf("status: %+v", st)
 	}
+	// The folded tools: skill events and skill health, each a view.
+	var skills struct {
+		Events []struct {
+			Skill string `json:"skill_name"`
+		} `json:"events"`
+	}
+	mcpCall(t, cs, "events", map[string]any{"kind": "skill", "summary": true}, &skills)
+	var health struct {
+		Skills []struct {
+			Skill string `json:"skill"`
+		} `json:"skills"`
+	}
+	mcpCall(t, cs, "skill", map[string]any{"view": "health"}, &health)
+	if len(skills.Events) == 0 || len(health.Skills) == 0 {
+		t.Errorf("events kind=skill: %+v; skill view=health: %+v", skills, health)
+	}
+	if res := mcpCall(t, cs, "skill", map[string]any{"view": "health", "diff": true}, nil); !res.IsError {
+		t.Errorf("skill view=health took diff, a parameter of view versions: %+v", res.Content)
+	}
 	// Without --admin the admin tools are not listed.
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "llm_invocations"}); err == nil {
 		t.Errorf("llm_invocations answered without --admin")
@@ -126,13 +145,7 @@ func TestMCPStdioEndToEnd(t *testing.T) {
 
 // readTools is how many tools a read-only MCP client sees.
 func readTools() int {
-	n := 0
-	for _, a := range app.Actions() {
-		if a.OnMCP() && a.Scope == app.ScopeRead {
-			n++
-		}
-	}
-	return n
+	return len(mcpserver.Tools(app.Caller{Surface: cortex.SurfaceMCP, Scopes: []app.Scope{app.ScopeRead}}))
 }
 
 // TestMCPCreatesTheStoreAndIndexes runs `cortex mcp` as an agent config

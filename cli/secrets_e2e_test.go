@@ -191,18 +191,17 @@ func TestSecretsNeverStoredOrServed(t *testing.T) {
 	// MCP: every tool, admin scope.
 	cs, _ := mcpSession(t, e, db, "--admin")
 	for _, a := range app.Actions() {
-		name, args := a.Name, params[a.Name]
-		if !a.OnMCP() {
-			if a.MCPTool() == "" {
-				continue // REST and the CLI only
-			}
-			// A lens's own action: the all-lens tool with its lens.
-			name, args = strings.Fields(a.MCPTool())[0], maps.Clone(args)
-			if args == nil {
-				args = map[string]any{}
-			}
-			args["lens"] = a.Lens
+		// The tool that serves the action: its own, the all-lens tool
+		// with its lens or a fold with its view.
+		name, fixed := a.MCPCall()
+		if name == "" {
+			continue // REST and the CLI only
 		}
+		args := maps.Clone(params[a.Name])
+		if args == nil {
+			args = map[string]any{}
+		}
+		maps.Copy(args, fixed)
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			t.Fatalf("mcp %s: %v", a.Name, err)

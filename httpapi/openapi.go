@@ -29,12 +29,14 @@ func OpenAPI(version string) map[string]any {
 			panic(fmt.Sprintf("openapi: two result types named %s", name)) // caught by every test
 		}
 		schemas[name] = result
-		mcp := "MCP tool `" + a.MCPTool() + "`"
+		same := "Same as `" + a.CLI + "`; no MCP tool."
+		if tool := a.MCPTool(); tool != "" {
+			same = "Same as MCP tool `" + tool + "` and `" + a.CLI + "`."
+		}
 		op := map[string]any{
-			"operationId": a.Name,
-			"summary":     a.Description,
-			"description": a.Description + "\n\nScope `" + string(a.Scope) + "`, cost `" + string(a.Cost) + "`. Same as " + mcp +
-				" and `" + a.CLI + "`.",
+			"operationId":    a.Name,
+			"summary":        a.Description,
+			"description":    a.Description + "\n\nScope `" + string(a.Scope) + "`, cost `" + string(a.Cost) + "`. " + same,
 			"tags":           []string{tag(a)},
 			"security":       []map[string][]string{{"bearer": {}}},
 			"x-cortex-scope": string(a.Scope),

@@ -1,19 +1,28 @@
-// Package mcpserver is Cortex's MCP surface: every action of the app
-// registry (app.Actions) is served as an MCP tool of the same name, over
-// stdio (cortex mcp) or streamable HTTP.
+// Package mcpserver is Cortex's MCP surface: the actions of the app
+// registry (app.Actions) served as MCP tools, over stdio (cortex mcp) or
+// streamable HTTP.
 //
-// # One tool per action
+// # Tools
 //
-// Each action is its own tool — skill_investigate, skills_backfill, … —
-// rather than one "cortex" tool with an action enum and a union schema.
-// Real clients (Claude Code, Codex, Gemini CLI) show the model each tool's
-// own input schema, validate arguments per tool, and let users allow-list
-// tools one by one (mcp__cortex__skill_investigate auto-approved,
-// mcp__cortex__skills_backfill gated behind a prompt). A single tool with
-// a union schema would lose all three: the model would see every
-// parameter of every action at once, the client could not check a call
-// against the parameters of its action, and approving the tool would
-// approve the admin actions with it.
+// Most actions are a tool of the same name. Every listed tool costs
+// tokens in every agent session, so some are served together, each by a
+// tool that takes one more parameter: a lens's own incident actions by
+// the all-lens actions incidents and investigate (lens=…), and the
+// actions of a fold (app.Fold) by one tool with a selector — events
+// kind=skill|mcp|hook|abuse, skill view=health|versions|compare|propose|
+// evals. REST and the CLI keep one route and one command per action.
+//
+// There is no single "cortex" tool with an action enum and a union
+// schema over everything. Real clients (Claude Code, Codex, Gemini CLI)
+// show the model each tool's own input schema, validate arguments per
+// tool, and let users allow-list tools one by one (mcp__cortex__investigate
+// auto-approved, mcp__cortex__purge gated behind a prompt). A fold keeps
+// those where they matter: its views are read actions about one subject
+// with mostly the same parameters, allowed or denied together (app.Fold
+// refuses views that differ in scope or in writing), and each call is
+// checked against its view's own parameters, so a parameter of another
+// view is refused by name. Admin tools stay tools of their own and are
+// not listed to a caller without the admin scope.
 //
 // # Results and errors
 //
@@ -38,6 +47,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,11 +58,12 @@ import (
 // ServerName is the implementation name the server reports to clients.
 const ServerName = "cortex"
 
-// New returns an MCP server exposing one tool per action of the registry
-// that caller may call, called on svc as caller: admin actions are not
-// listed to a caller without the admin scope, and a lens's own incident
-// actions are served by the all-lens tools incidents and investigate (see
-// app.Action.Lens). version is reported as the server's version.
+// New returns an MCP server exposing the actions of the registry that
+// caller may call, called on svc as caller: an action is its own tool, a
+// view of a fold (app.Fold) or, for a lens's own incident actions, served
+// by the all-lens tools incidents and investigate (app.Action.Lens);
+// admin actions are not listed to a caller without the admin scope.
+// version is reported as the server's version.
 func New(svc *app.Service, caller app.Caller, version string) *mcp.Server {
 	logger := svc.Logger
 	if logger == nil {
@@ -64,13 +75,42 @@ func New(svc *app.Service, caller app.Caller, version string) *mcp.Server {
 		// Tools only; the tool list never changes during a session.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	for _, a := range app.Actions() {
-		if !caller.Has(a.Scope) || !a.OnMCP() {
-			continue
-		}
+	listed(caller, func(a app.Action) {
 		server.AddTool(ToolFor(a), handler(svc, caller, a, logger, app.MaxResultBytes))
-	}
+	}, func(f app.Fold, views []app.Action) {
+		server.AddTool(FoldTool(f, views), foldHandler(svc, caller, f, views, logger, app.MaxResultBytes))
+	})
 	return server
+}
+
+// Tools returns the tools New lists to caller, as tools/list sends them
+// (for documents and tests).
+func Tools(caller app.Caller) []*mcp.Tool {
+	var out []*mcp.Tool
+	listed(caller, func(a app.Action) { out = append(out, ToolFor(a)) },
+		func(f app.Fold, views []app.Action) { out = append(out, FoldTool(f, views)) })
+	return out
+}
+
+// listed calls own for every action that is its own tool for caller, then
+// fold for every fold with the views caller may call.
+func listed(caller app.Caller, own func(app.Action), fold func(app.Fold, []app.Action)) {
+	for _, a := range app.Actions() {
+		if caller.Has(a.Scope) && a.OnMCP() {
+			own(a)
+		}
+	}
+	for _, f := range app.Folds() {
+		var views []app.Action
+		for _, v := range f.Values() {
+			if a, ok := f.Action(v); ok && caller.Has(a.Scope) {
+				views = append(views, a)
+			}
+		}
+		if len(views) > 0 {
+			fold(f, views)
+		}
+	}
 }
 
 // ToolFor describes an action as an MCP tool: its name, its description
@@ -80,30 +120,35 @@ func New(svc *app.Service, caller app.Caller, version string) *mcp.Server {
 // needs: schema descriptions, "additionalProperties" and null variants of
 // inputs are left out (unknown parameters are still refused, by name).
 func ToolFor(a app.Action) *mcp.Tool {
-	write := a.Cost == app.CostWrite
 	desc := a.Description
 	if a.Cost != app.CostCheap {
 		desc += " (" + string(a.Cost) + ")"
 	}
-	t := &mcp.Tool{
+	return &mcp.Tool{
 		Name:         a.Name,
 		Description:  desc,
-		InputSchema:  inputSchema(a),
-		OutputSchema: outputSchema(a),
-		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: !write, IdempotentHint: !write, OpenWorldHint: new(false)},
+		InputSchema:  mustJSON(inputSchema(a)),
+		OutputSchema: mustJSON(outputSchema(a)),
+		Annotations:  annotations(a.Cost == app.CostWrite, a.Destructive),
 	}
+}
+
+// annotations are the behaviour hints of a tool. The destructive hint
+// means something only for a tool that is not read-only (MCP
+// specification): read tools leave it out. (The SDK always sends the
+// idempotent hint; reads are idempotent.)
+func annotations(write, destructive bool) *mcp.ToolAnnotations {
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: !write, IdempotentHint: !write, OpenWorldHint: new(false)}
 	if write {
-		// The destructive hint means something only for a tool that is not
-		// read-only: read tools leave it out.
-		t.Annotations.DestructiveHint = new(a.Destructive)
+		ann.DestructiveHint = new(destructive)
 	}
-	return t
+	return ann
 }
 
 // inputSchema is the action's parameter schema as a tool's input schema:
 // no description (the tool has one), no additionalProperties, and
 // parameters typed as what a caller sends (a list, not "null or list").
-func inputSchema(a app.Action) json.RawMessage {
+func inputSchema(a app.Action) map[string]any {
 	m := jsonObject(a.Schema())
 	delete(m, "description")
 	delete(m, "additionalProperties")
@@ -122,7 +167,7 @@ func inputSchema(a app.Action) json.RawMessage {
 			}
 		}
 	}
-	return mustJSON(m)
+	return m
 }
 
 // outputDepth is how deep a tool's output schema describes the result:
@@ -134,10 +179,10 @@ const outputDepth = 1
 // the same Go type: the top-level fields with their types, nothing deeper
 // (clients check structured content against it; it stays true because it
 // only drops detail).
-func outputSchema(a app.Action) json.RawMessage {
+func outputSchema(a app.Action) map[string]any {
 	m := compact(jsonObject(a.ResultSchema()), 0)
 	m["type"] = "object"
-	return mustJSON(m)
+	return m
 }
 
 // compact keeps a schema's type and, above outputDepth, its properties
@@ -217,39 +262,42 @@ func instructions(svc *app.Service, caller app.Caller) string {
 	return ""
 }
 
-// handler calls action a for every tools/call of its tool; results over
-// maxBytes of JSON are refused.
+// handler calls action a for every tools/call of its tool (or, for a
+// folded action, of its view: the fold's handler removes the selector
+// first); results over maxBytes of JSON are refused. Messages name the
+// call as the client made it (skill view=health, not skill_health).
 func handler(svc *app.Service, caller app.Caller, a app.Action, logger *slog.Logger, maxBytes int) mcp.ToolHandler {
+	label := a.MCPTool()
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		defer func() {
 			if r := recover(); r != nil {
-				logger.Error("mcp tool panicked", "tool", a.Name, "caller", caller.Name, "panic", r, "stack", string(debug.Stack()))
+				logger.Error("mcp tool panicked", "tool", label, "caller", caller.Name, "panic", r, "stack", string(debug.Stack()))
 				res = errorResult(cortex.CodeInternal, "internal error")
 			}
 		}()
 		raw := bytes.TrimSpace(arguments(req))
 		if len(raw) > 0 && raw[0] != '{' && string(raw) != "null" {
-			return errorResult(cortex.CodeInvalid, a.Name+": arguments must be a JSON object"), nil
+			return errorResult(cortex.CodeInvalid, label+": arguments must be a JSON object"), nil
 		}
 		params, err := a.DecodeJSON(raw)
 		if err != nil {
-			return toolError(ctx, logger, a, caller, err), nil
+			return toolError(ctx, logger, a, label, caller, err), nil
 		}
 		out, err := svc.Call(ctx, caller, a, params)
 		if err != nil {
-			return toolError(ctx, logger, a, caller, err), nil
+			return toolError(ctx, logger, a, label, caller, err), nil
 		}
 		text, err := compactJSON(out)
 		if err != nil {
-			return toolError(ctx, logger, a, caller, fmt.Errorf("encode %s result: %w", a.Name, err)), nil
+			return toolError(ctx, logger, a, label, caller, fmt.Errorf("encode %s result: %w", a.Name, err)), nil
 		}
 		if len(text) > maxBytes {
 			return errorResult(cortex.CodeInvalid, fmt.Sprintf(
 				"%s: the result is %d bytes, over the %d-byte limit of one tool result; narrow the call "+
-					"(limit=1, a smaller max_bytes, or a narrower skill, session or since)", a.Name, len(text), maxBytes)), nil
+					"(limit=1, a smaller max_bytes, or a narrower skill, session or since)", label, len(text), maxBytes)), nil
 		}
 		if len(text) == 0 || text[0] != '{' {
-			return toolError(ctx, logger, a, caller, fmt.Errorf("%s result is not a JSON object", a.Name)), nil
+			return toolError(ctx, logger, a, label, caller, fmt.Errorf("%s result is not a JSON object", a.Name)), nil
 		}
 		content := string(text)
 		if r, ok := out.(markdowner); ok && r.MarkdownReport() != "" {
@@ -275,10 +323,10 @@ func arguments(req *mcp.CallToolRequest) []byte {
 	return req.Params.Arguments
 }
 
-// toolError turns an action error into an IsError result. Internal
-// errors are logged with their detail; the caller sees only the safe
-// message.
-func toolError(ctx context.Context, logger *slog.Logger, a app.Action, caller app.Caller, err error) *mcp.CallToolResult {
+// toolError turns an action error into an IsError result, its message
+// naming the call as label rather than the action. Internal errors are
+// logged with their detail; the caller sees only the safe message.
+func toolError(ctx context.Context, logger *slog.Logger, a app.Action, label string, caller app.Caller, err error) *mcp.CallToolResult {
 	code, msg := cortex.ErrorCode(err), cortex.ErrorMessage(err)
 	var ce *cortex.Error
 	if !errors.As(err, &ce) {
@@ -287,7 +335,10 @@ func toolError(ctx context.Context, logger *slog.Logger, a app.Action, caller ap
 		}
 	}
 	if code == cortex.CodeInternal {
-		logger.Error("mcp tool failed", "tool", a.Name, "caller", caller.Name, "surface", caller.Surface, "err", err)
+		logger.Error("mcp tool failed", "tool", label, "caller", caller.Name, "surface", caller.Surface, "err", err)
+	}
+	if rest, ok := strings.CutPrefix(msg, a.Name+":"); ok {
+		msg = label + ":" + rest
 	}
 	return errorResult(code, msg)
 }

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -136,7 +137,8 @@ func toolError(t *testing.T, res *mcp.CallToolResult, code string, mentions ...s
 }
 
 // TestToolsMatchRegistry fails when a tool is missing, extra, or its
-// parameters differ from the action registry's.
+// parameters differ from the action registry's: every action is its own
+// tool, a view of a fold, served by the all-lens tools, or no tool.
 func TestToolsMatchRegistry(t *testing.T) {
 	svc := newService(t)
 	for _, caller := range []app.Caller{reader, admin} {
@@ -152,49 +154,97 @@ func TestToolsMatchRegistry(t *testing.T) {
 			}
 			tools[tool.Name] = tool
 		}
+		if want := mcpserver.Tools(caller); len(want) != len(res.Tools) {
+			t.Errorf("%d tools listed, Tools says %d", len(res.Tools), len(want))
+		}
 		for _, a := range app.Actions() {
-			tool := tools[a.Name]
-			listed := a.OnMCP() && caller.Has(a.Scope)
+			name, _ := a.MCPCall()
+			tool := tools[name]
+			listed := a.MCPTool() != "" && caller.Has(a.Scope)
 			if (tool != nil) != listed {
-				t.Errorf("%s (caller %s): listed %v, want %v", a.Name, caller.Name, tool != nil, listed)
+				t.Errorf("%s (caller %s): tool %q listed %v, want %v", a.Name, caller.Name, name, tool != nil, listed)
 			}
-			if tool == nil {
-				continue
+			if !a.OnMCP() && tools[a.Name] != nil {
+				t.Errorf("%s is served as %s but listed as a tool of its own", a.Name, a.MCPTool())
+			}
+			if tool == nil || a.Lens != "" {
+				continue // the all-lens tools are actions of their own, checked as such
 			}
 			// The input schema is the registry's, without its
-			// description, additionalProperties and null variants.
+			// description, additionalProperties and null variants; a
+			// fold's is the union of its views' and its selector.
 			in := roundTrip(t, tool.InputSchema).(map[string]any)
 			props, _ := in["properties"].(map[string]any)
-			advertised := 0
-			for _, p := range a.Params() {
-				unlisted := a.Unlisted(p) != ""
-				if !unlisted {
-					advertised++
+			views := []app.Action{a}
+			advertised := map[string]bool{}
+			if a.Fold != nil {
+				views = nil
+				for _, v := range a.Fold.Values() {
+					va, _ := a.Fold.Action(v)
+					views = append(views, va)
 				}
-				if _, ok := props[p]; ok == unlisted {
+				sel, _ := props[a.Fold.Param].(map[string]any)
+				if sel == nil || !reflect.DeepEqual(sel["enum"], roundTrip(t, a.Fold.Values())) ||
+					!reflect.DeepEqual(in["required"], []any{a.Fold.Param}) {
+					t.Errorf("%s: selector %s of %s: %v (required %v)", a.Name, a.Fold.Param, name, sel, in["required"])
+				}
+				advertised[a.Fold.Param] = true
+			}
+			for _, v := range views {
+				for _, p := range v.Params() {
+					if v.Unlisted(p) == "" {
+						advertised[p] = true
+					}
+				}
+			}
+			for _, p := range a.Params() {
+				if _, ok := props[p]; ok != advertised[p] || !ok && a.Unlisted(p) == "" {
 					t.Errorf("%s.%s: advertised %v, unlisted %q", a.Name, p, ok, a.Unlisted(p))
 				}
 			}
-			if len(props) != advertised || in["description"] != nil || in["additionalProperties"] != nil {
+			if len(props) != len(advertised) || in["description"] != nil || in["additionalProperties"] != nil {
 				t.Errorf("%s: input schema %v for params %v", a.Name, in, a.Params())
 			}
-			for name, p := range props {
-				want := roundTrip(t, a.Schema().Properties[name]).(map[string]any)
-				got := p.(map[string]any)
+			for _, p := range a.Params() {
+				got, ok := props[p].(map[string]any)
+				if !ok {
+					continue
+				}
+				want := roundTrip(t, a.Schema().Properties[p]).(map[string]any)
 				if !reflect.DeepEqual(got["enum"], want["enum"]) && !reflect.DeepEqual(got["items"], want["items"]) {
-					t.Errorf("%s.%s: %v, registry %v", a.Name, name, got, want)
+					t.Errorf("%s.%s: %v, registry %v", a.Name, p, got, want)
 				}
 				if typ, isList := got["type"].([]any); isList && slices.Contains(typ, "null") {
-					t.Errorf("%s.%s: input type %v admits null", a.Name, name, typ)
+					t.Errorf("%s.%s: input type %v admits null", a.Name, p, typ)
 				}
 			}
+			// The output schema names every top-level field of the
+			// result: for a view, its anyOf branch and the shared root.
 			out := roundTrip(t, tool.OutputSchema).(map[string]any)
-			outProps, _ := out["properties"].(map[string]any)
+			fields := map[string]bool{}
+			for f := range outputFields(t, out, a.View) {
+				fields[f] = true
+			}
 			full := roundTrip(t, a.ResultSchema()).(map[string]any)["properties"].(map[string]any)
-			if out["type"] != "object" || len(outProps) != len(full) {
+			for f := range full {
+				if !fields[f] {
+					t.Errorf("%s: output schema of %s lacks %s", a.Name, name, f)
+				}
+			}
+			if out["type"] != "object" || len(fields) != len(full) {
 				t.Errorf("%s: output schema %v, result fields %d", a.Name, out, len(full))
 			}
-			if !strings.HasPrefix(tool.Description, a.Description) {
+			desc := a.Description
+			if a.Fold != nil {
+				desc = a.Fold.Description
+				if !strings.Contains(desc, a.View+" (") {
+					t.Errorf("%s: the description of %s does not name view %s: %q", a.Name, name, a.View, desc)
+				}
+				if a.Cost != app.CostCheap && !strings.Contains(tool.Description, string(a.Cost)+": ") {
+					t.Errorf("%s: the description of %s does not give the cost of view %s: %q", a.Name, name, a.View, tool.Description)
+				}
+			}
+			if !strings.HasPrefix(tool.Description, desc) {
 				t.Errorf("%s: description %q", a.Name, tool.Description)
 			}
 			ann := tool.Annotations
@@ -204,9 +254,13 @@ func TestToolsMatchRegistry(t *testing.T) {
 				t.Errorf("%s: annotations %+v", a.Name, ann)
 			}
 		}
+		folds := map[string]bool{}
+		for _, f := range app.Folds() {
+			folds[f.Tool] = true
+		}
 		for name := range tools {
-			if _, err := app.ActionByName(name); err != nil {
-				t.Errorf("tool %s is not an action", name)
+			if _, err := app.ActionByName(name); err != nil && !folds[name] {
+				t.Errorf("tool %s is neither an action nor a fold", name)
 			}
 		}
 		init := cs.InitializeResult()
@@ -224,26 +278,52 @@ func TestToolsMatchRegistry(t *testing.T) {
 	}
 }
 
+// outputFields are the top-level fields an output schema gives a result
+// of view ("" for a tool of its own): its properties, and those of the
+// anyOf branch titled with the view.
+func outputFields(t *testing.T, out map[string]any, view string) map[string]any {
+	t.Helper()
+	fields := map[string]any{}
+	props, _ := out["properties"].(map[string]any)
+	maps.Copy(fields, props)
+	branches, _ := out["anyOf"].([]any)
+	found := len(branches) == 0
+	for _, b := range branches {
+		b := b.(map[string]any)
+		if slices.Contains(strings.Split(b["title"].(string), ", "), view) {
+			bp, _ := b["properties"].(map[string]any)
+			maps.Copy(fields, bp)
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no output branch for view %q: %v", view, out)
+	}
+	return fields
+}
+
 // TestToolListBudget keeps what every agent session pays for Cortex's
-// tools small: the tools/list answer of a read-only client at most 20 KB
-// of JSON, about 5k tokens (a token is about 4 bytes); one tool per
-// action would be 47 KB. Without the five skill-author tools it was
-// 14 KB, about 3.5k tokens (docs/mcp/TOOLS.md).
+// tools small: the tools/list answer of a read-only client at most 14 KB
+// of JSON, about 3.5k tokens (a token is about 4 bytes); one tool per
+// action would be 47 KB (docs/mcp/TOOLS.md). The admin client's list is
+// logged.
 func TestToolListBudget(t *testing.T) {
-	cs := connect(t, newService(t), reader)
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const budget = 20 << 10
-	t.Logf("tools/list: %d tools, %d bytes, ~%d tokens", len(res.Tools), len(b), len(b)/4)
-	if len(b) > budget {
-		t.Errorf("tools/list is %d bytes (~%d tokens), over the %d-byte budget; shorten descriptions or schemas",
-			len(b), len(b)/4, budget)
+	svc := newService(t)
+	const budget = 14 << 10
+	for _, caller := range []app.Caller{reader, admin} {
+		res, err := connect(t, svc, caller).ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("tools/list for %s: %d tools, %d bytes, ~%d tokens", caller.Name, len(res.Tools), len(b), len(b)/4)
+		if caller.Name == reader.Name && len(b) > budget {
+			t.Errorf("tools/list is %d bytes (~%d tokens), over the %d-byte budget; shorten descriptions or schemas",
+				len(b), len(b)/4, budget)
+		}
 	}
 }
 
@@ -269,7 +349,7 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 		"purge": map[string]any{"dry_run": true, "match": "lavra-plan"}, "skill_versions": map[string]any{"skill": "lavra:lavra-plan"},
 		"skill_compare": map[string]any{"skill": "lavra:lavra-plan", "before": "2020-01-01"},
 		"skill_propose": map[string]any{"skill": "lavra:lavra-plan", "file": "../lifecycle/testdata/using-entire/SKILL.md"},
-		"skill_evals":   map[string]any{"skill": "lavra:lavra-plan"}}
+		"skill_evals":   map[string]any{"skill": "lavra:lavra-plan"}, "skill_investigate": map[string]any{"skill": "lavra:lavra-plan"}}
 	var hit struct {
 		Hits []struct {
 			ID      int64  `json:"id"`
@@ -279,16 +359,27 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 	ok(t, call(t, cs, "search", map[string]any{"query": "deploy", "limit": 1}), &hit)
 	args["session_show"] = map[string]any{"session": hit.Hits[0].Session, "limit": 5}
 	args["row_show"] = map[string]any{"id": hit.Hits[0].ID}
+	called := map[string]bool{}
 	for _, a := range app.Actions() {
-		if !a.OnMCP() {
+		// Every action an MCP client can reach, through the tool that
+		// serves it: its own, a fold's view or an all-lens tool.
+		name, fixed := a.MCPCall()
+		if name == "" {
 			continue
 		}
-		res := call(t, cs, a.Name, args[a.Name])
+		called[name] = true
+		params, _ := args[a.Name].(map[string]any)
+		params = maps.Clone(params)
+		if params == nil {
+			params = map[string]any{}
+		}
+		maps.Copy(params, fixed)
+		res := call(t, cs, name, params)
 		if res.IsError {
-			t.Errorf("%s: %s", a.Name, text(t, res))
+			t.Errorf("%s (%s): %s", a.Name, a.MCPTool(), text(t, res))
 			continue
 		}
-		for _, s := range []*jsonschema.Schema{a.ResultSchema(), outputs[a.Name]} {
+		for _, s := range []*jsonschema.Schema{a.ResultSchema(), outputs[name]} {
 			rs, err := s.Resolve(nil)
 			if err != nil {
 				t.Fatalf("%s: %v", a.Name, err)
@@ -296,8 +387,13 @@ func TestResultsMatchOutputSchemas(t *testing.T) {
 			var v any
 			json.Unmarshal([]byte(text(t, res)), &v)
 			if err := rs.Validate(v); err != nil {
-				t.Errorf("%s: result does not match its schema: %v", a.Name, err)
+				t.Errorf("%s (%s): result does not match its schema: %v", a.Name, a.MCPTool(), err)
 			}
+		}
+	}
+	for name := range outputs {
+		if !called[name] {
+			t.Errorf("tool %s was not called", name)
 		}
 	}
 	// The detail and summary forms of an investigation both match.
@@ -482,11 +578,13 @@ func TestUnknownToolIsAProtocolError(t *testing.T) {
 func TestConcurrentCalls(t *testing.T) {
 	cs := connect(t, newService(t), reader)
 	var wg sync.WaitGroup
-	for _, name := range []string{"status", "investigate", "incidents", "abuse", "sessions", "skill_events", "mcp_events", "hook_events"} {
+	for _, c := range []struct{ name, key, value string }{{"status", "", ""}, {"investigate", "lens", "skill"},
+		{"incidents", "", ""}, {"sessions", "", ""}, {"events", "kind", "abuse"}, {"events", "kind", "skill"},
+		{"events", "kind", "mcp"}, {"events", "kind", "hook"}, {"skill", "view", "health"}} {
 		wg.Go(func() {
-			args := map[string]any{}
-			if name == "investigate" {
-				args["lens"] = "skill"
+			name, args := c.name, map[string]any{}
+			if c.key != "" {
+				args[c.key] = c.value
 			}
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 			if err != nil || res.IsError {
@@ -522,13 +620,11 @@ func TestHTTPHandler(t *testing.T) {
 			t.Fatal(err)
 		}
 		tools, err := cs.ListTools(context.Background(), nil)
-		want := 0
-		for _, a := range app.Actions() {
-			if a.OnMCP() && (isAdmin || a.Scope == app.ScopeRead) {
-				want++
-			}
+		want := len(mcpserver.Tools(reader))
+		if isAdmin {
+			want = len(mcpserver.Tools(admin))
 		}
-		if err != nil || len(tools.Tools) != want {
+		if err != nil || len(tools.Tools) != want || want >= len(app.Actions()) {
 			t.Fatalf("list tools over HTTP: %v (%d tools, want %d)", err, len(tools.Tools), want)
 		}
 		var inv investigation
@@ -610,9 +706,9 @@ func TestSessionAndRowAreSummarisedByDefault(t *testing.T) {
 	toolError(t, call(t, cs, "row_show", map[string]any{"id": 99999999}), "not_found")
 }
 
-// TestSkillLifecycleTools calls the skill lifecycle tools over the MCP
-// transport: health and versions answer; writing, the LLM and other files
-// are refused to a remote caller.
+// TestSkillLifecycleTools calls the skill lifecycle views of the skill
+// tool over the MCP transport: health and versions answer; writing, the
+// LLM and other files are refused to a remote caller.
 func TestSkillLifecycleTools(t *testing.T) {
 	cs := connect(t, newService(t), reader)
 	var health struct {
@@ -623,27 +719,107 @@ func TestSkillLifecycleTools(t *testing.T) {
 		} `json:"skills"`
 		GradeFormula string `json:"grade_formula"`
 	}
-	ok(t, call(t, cs, "skill_health", map[string]any{}), &health)
+	ok(t, call(t, cs, "skill", map[string]any{"view": "health"}), &health)
 	if len(health.Skills) == 0 || health.GradeFormula == "" || health.Skills[0].Grade == "" {
-		t.Fatalf("skill_health: %+v", health)
+		t.Fatalf("skill view=health: %+v", health)
 	}
 	var versions struct {
 		Skill    string           `json:"skill"`
 		Versions []map[string]any `json:"versions"`
 	}
-	ok(t, call(t, cs, "skill_versions", map[string]any{"skill": "lavra:lavra-plan", "diff": true}), &versions)
+	ok(t, call(t, cs, "skill", map[string]any{"view": "versions", "skill": "lavra:lavra-plan", "diff": true}), &versions)
 	if versions.Skill != "lavra:lavra-plan" {
-		t.Errorf("skill_versions: %+v", versions)
+		t.Errorf("skill view=versions: %+v", versions)
 	}
 	var cmp struct {
 		Verdict string `json:"verdict"`
 	}
-	ok(t, call(t, cs, "skill_compare", map[string]any{"skill": "lavra:lavra-plan"}), &cmp)
+	ok(t, call(t, cs, "skill", map[string]any{"view": "compare", "skill": "lavra:lavra-plan"}), &cmp)
 	if cmp.Verdict != "not_enough_runs" {
-		t.Errorf("skill_compare: %+v", cmp)
+		t.Errorf("skill view=compare: %+v", cmp)
 	}
-	toolError(t, call(t, cs, "skill_propose", map[string]any{"skill": "lavra:lavra-plan", "write": true}), "invalid", "local CLI")
-	toolError(t, call(t, cs, "skill_propose", map[string]any{"skill": "lavra:lavra-plan", "file": "/etc/passwd"}), "invalid", "SKILL.md")
-	toolError(t, call(t, cs, "skill_evals", map[string]any{"skill": "lavra:lavra-plan", "out": t.TempDir()}), "invalid", "local CLI")
-	toolError(t, call(t, cs, "skill_versions", map[string]any{}), "invalid", "skill is required")
+	propose := map[string]any{"view": "propose", "skill": "lavra:lavra-plan"}
+	toolError(t, call(t, cs, "skill", with(propose, "write", true)), "invalid", "local CLI")
+	toolError(t, call(t, cs, "skill", with(propose, "file", "/etc/passwd")), "invalid", "SKILL.md")
+	toolError(t, call(t, cs, "skill", map[string]any{"view": "evals", "skill": "lavra:lavra-plan", "out": t.TempDir()}), "invalid", "local CLI")
+	toolError(t, call(t, cs, "skill", map[string]any{"view": "versions"}), "invalid", "skill view=versions: a skill is required")
+}
+
+// with returns a copy of args with key set to v.
+func with(args map[string]any, key string, v any) map[string]any {
+	out := maps.Clone(args)
+	out[key] = v
+	return out
+}
+
+// TestFoldedTools calls every view of the folded tools: each answers what
+// its action answers through the service, a call is checked against the
+// parameters of its view, and a missing or unknown selector is a clear
+// tool error.
+func TestFoldedTools(t *testing.T) {
+	svc := newService(t)
+	cs := connect(t, svc, reader)
+	for _, f := range app.Folds() {
+		for _, v := range f.Values() {
+			a, found := f.Action(v)
+			if !found {
+				t.Fatalf("%s %s=%s: no action", f.Tool, f.Param, v)
+			}
+			args := map[string]any{}
+			if slices.Contains(a.Params(), "skill") {
+				args["skill"] = "lavra:lavra-plan"
+			}
+			if a.Name == "skill_propose" {
+				args["file"] = "../lifecycle/testdata/using-entire/SKILL.md"
+			}
+			direct, err := svc.Call(context.Background(), reader, a, must(a.DecodeJSON(roundTripJSON(t, args))))
+			if err != nil {
+				t.Fatalf("%s: %v", a.Name, err)
+			}
+			res := call(t, cs, f.Tool, with(args, f.Param, v))
+			ok(t, res, nil)
+			if want := string(roundTripJSON(t, direct)); text(t, res) != want {
+				t.Errorf("%s %s=%s answers\n%s\nnot what %s answers\n%s", f.Tool, f.Param, v, text(t, res), a.Name, want)
+			}
+			// A parameter of no view of the fold names the call and the
+			// view's own parameters.
+			res = call(t, cs, f.Tool, with(with(args, f.Param, v), "nope", 1))
+			toolError(t, res, "invalid", f.Tool+" "+f.Param+"="+v+": unknown parameter", "nope", "since")
+		}
+		toolError(t, call(t, cs, f.Tool, nil), "invalid", f.Param, "required", strings.Join(f.Values(), ", "))
+		toolError(t, call(t, cs, f.Tool, map[string]any{f.Param: "nope"}), "invalid", "must be one of", `"nope"`)
+		toolError(t, call(t, cs, f.Tool, map[string]any{f.Param: 3}), "invalid", "must be one of")
+		toolError(t, call(t, cs, f.Tool, json.RawMessage(`[1]`)), "invalid", "arguments must be a JSON object")
+	}
+	// A parameter of another view is refused, not ignored.
+	toolError(t, call(t, cs, "skill", map[string]any{"view": "health", "diff": true}), "invalid",
+		"skill view=health: unknown parameter", "diff")
+	toolError(t, call(t, cs, "events", map[string]any{"kind": "skill", "errors": true}), "invalid",
+		"events kind=skill: unknown parameter", "errors")
+	// Each view keeps its own checks, enums and the older name tool.
+	toolError(t, call(t, cs, "events", map[string]any{"kind": "hook", "status": "nope"}), "invalid", "status")
+	toolError(t, call(t, cs, "events", map[string]any{"kind": "mcp", "limit": "x"}), "invalid", "limit", "integer")
+	var calls struct {
+		Events []struct {
+			Tool string `json:"ai_tool"`
+		} `json:"events"`
+	}
+	ok(t, call(t, cs, "events", map[string]any{"kind": "mcp", "tool": "codex", "limit": 500}), &calls)
+	if len(calls.Events) == 0 {
+		t.Fatal("events kind=mcp tool=codex: no calls")
+	}
+	for _, e := range calls.Events {
+		if e.Tool != "codex" {
+			t.Fatalf("events kind=mcp tool=codex lists a %s call", e.Tool)
+		}
+	}
+	// Unlisted parameters of a view are accepted.
+	ok(t, call(t, cs, "events", map[string]any{"kind": "hook", "evidence_kind": "config_inventory", "hook_event": "Stop"}), nil)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

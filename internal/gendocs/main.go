@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/mcpserver"
 )
@@ -54,12 +56,13 @@ func contracts() string {
 	b.WriteString("# Cortex actions (current contract)\n\n")
 	b.WriteString("Every action is one REST route and one CLI command, with the same parameters (unknown parameters\n")
 	b.WriteString("are rejected) and the same result; on MCP it is the tool of the same name, except a lens's own incident\n")
-	b.WriteString("actions, which the all-lens tools `incidents` and `investigate` serve with `lens=…` or a subject filter\n")
-	b.WriteString("(column MCP); `skill_assess` and `help` are no MCP tools (see SCHEMA.md). Admin tools are listed only to MCP\n")
-	b.WriteString("clients with the admin scope. Tuning parameters (`window_minutes`, `correlation_window_minutes`, `max_bytes`,\n")
-	b.WriteString("`min_score`), and the subject filters of `incidents` and `investigate` that `target` and `hook` cover\n")
-	b.WriteString("(`mcp_server`, `mcp_tool`, `hook_event`, `hook_source`, `evidence_kind`), are accepted on MCP but not listed\n")
-	b.WriteString("in the tools' schemas. Scopes: `cortex:read`;\n")
+	b.WriteString("actions, which the all-lens tools `incidents` and `investigate` serve with `lens=…` or a subject filter,\n")
+	b.WriteString("and the views of the folded tools `events` (`kind=…`) and `skill` (`view=…`) (column MCP; see SCHEMA.md);\n")
+	b.WriteString("`skill_assess` and `help` are no MCP tools. Admin tools are listed only to MCP clients with the admin\n")
+	b.WriteString("scope. Tuning parameters (`window_minutes`, `correlation_window_minutes`, `max_bytes`, `min_score`), `host`,\n")
+	b.WriteString("the filters that `target`, `hook` or `status` cover (`mcp_server`, `mcp_tool`, `hook_event`, `hook_source`,\n")
+	b.WriteString("`evidence_kind`) and the local-only parameters of `skill_propose` and `skill_evals` are accepted on MCP but\n")
+	b.WriteString("not listed in the tools' schemas (SCHEMA.md says which, where). Scopes: `cortex:read`;\n")
 	b.WriteString("`cortex:admin` implies read. Cost classes: `cheap` (one indexed query), `moderate` (a candidate scan),\n")
 	b.WriteString("`expensive` (evidence bundles), `write` (changes the store). The parameter `agent` was called `tool`\n")
 	b.WriteString("before; `tool` is still accepted everywhere (`--tool` on the CLI). Listings return `next` while more\n")
@@ -90,7 +93,8 @@ func schemas() string {
 	b.WriteString("input and output schemas exactly as `tools/list` sends them (compact: every agent session pays for\n")
 	b.WriteString("them in tokens; the output schema gives the result's top-level fields, the full result schemas are in\n")
 	b.WriteString("the OpenAPI document at `GET /api/openapi.json`). The REST routes take the same parameters (GET: query\n")
-	b.WriteString("string, lists as repeated keys or comma separated; POST: JSON body).\n")
+	b.WriteString("string, lists as repeated keys or comma separated; POST: JSON body). The folded tools, which serve\n")
+	b.WriteString("several actions as views, follow the actions.\n")
 	for _, a := range app.Actions() {
 		fmt.Fprintf(&b, "\n## `%s`\n\n%s (scope `%s`, cost `%s`", a.Name, a.Description, a.Scope, a.Cost)
 		switch {
@@ -118,27 +122,48 @@ func schemas() string {
 			if len(values) > 0 {
 				doc += fmt.Sprintf(" (one of: %s)", enumList(values))
 			}
-			if why := a.Unlisted(name); why != "" && a.OnMCP() {
+			if why := a.Unlisted(name); why != "" && (a.OnMCP() || a.Fold != nil) {
 				doc += " — " + why + ": accepted on MCP, not listed"
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, typ, strings.ReplaceAll(doc, "|", "\\|"))
 		}
-		if !a.OnMCP() {
-			continue
+		if a.OnMCP() {
+			toolSchemas(&b, mcpserver.ToolFor(a))
 		}
-		tool := mcpserver.ToolFor(a)
-		in, err := json.MarshalIndent(tool.InputSchema, "", "  ")
-		if err != nil {
-			in = []byte(err.Error())
+	}
+	b.WriteString("\n# Folded MCP tools\n\n")
+	b.WriteString("Each serves several read actions, one per value of its selector parameter (required). A call is checked\n")
+	b.WriteString("against the parameters of its view's action (a parameter of another view is unknown) and answers what the\n")
+	b.WriteString("action answers; the output schema is anyOf one compact schema per view (titled with its views), with the\n")
+	b.WriteString("fields every view has alike at the root.\n")
+	for _, f := range app.Folds() {
+		var views []app.Action
+		fmt.Fprintf(&b, "\n## `%s`\n\n| `%s` | action | scope | cost |\n|---|---|---|---|\n", f.Tool, f.Param)
+		for _, v := range f.Values() {
+			a, _ := f.Action(v)
+			views = append(views, a)
+			fmt.Fprintf(&b, "| `%s` | [`%s`](#%s) | `%s` | %s |\n", v, a.Name, a.Name, a.Scope, a.Cost)
 		}
-		out, err := json.MarshalIndent(tool.OutputSchema, "", "  ")
-		if err != nil {
-			out = []byte(err.Error())
-		}
-		fmt.Fprintf(&b, "\n<details><summary>MCP input and output schemas</summary>\n\n```json\n%s\n```\n\n```json\n%s\n```\n\n</details>\n",
-			in, out)
+		tool := mcpserver.FoldTool(f, views)
+		fmt.Fprintf(&b, "\n%s\n", tool.Description)
+		toolSchemas(&b, tool)
 	}
 	return b.String()
+}
+
+// toolSchemas writes a tool's input and output schemas as tools/list
+// sends them.
+func toolSchemas(b *strings.Builder, tool *mcp.Tool) {
+	in, err := json.MarshalIndent(tool.InputSchema, "", "  ")
+	if err != nil {
+		in = []byte(err.Error())
+	}
+	out, err := json.MarshalIndent(tool.OutputSchema, "", "  ")
+	if err != nil {
+		out = []byte(err.Error())
+	}
+	fmt.Fprintf(b, "\n<details><summary>MCP input and output schemas</summary>\n\n```json\n%s\n```\n\n```json\n%s\n```\n\n</details>\n",
+		in, out)
 }
 
 func enumList(values []any) string {

@@ -5,15 +5,22 @@
 //   node client.mjs http <url> <token>
 //
 // Lists the tools (checking their size, output schemas and that admin
-// tools are hidden from this read-only client), calls investigate on the
-// labelled corpus's lavra:lavra-plan incident (summary, then detail; the
-// SDK checks each result against the tool's output schema), incidents with
-// the older parameter name tool, and investigate with a bad parameter, and
-// prints a one-line JSON summary. Exits 1 with a message on any failure,
-// 2 on bad usage.
+// tools and folded actions are hidden from this read-only client), calls
+// investigate on the labelled corpus's lavra:lavra-plan incident (summary,
+// then detail; the SDK checks each result against the tool's output
+// schema), incidents with the older parameter name tool, every view of the
+// folded tools events and skill (their output schemas are anyOf one branch
+// per view), and investigate and the folds with bad parameters, and prints
+// a one-line JSON summary. Exits 1 with a message on any failure, 2 on bad
+// usage.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { fileURLToPath } from "node:url";
+
+// A SKILL.md for skill view=propose (the labelled corpus's skills are not
+// installed on the test machine); a remote caller may name only such a file.
+const SKILL_FILE = fileURLToPath(new URL("../../lifecycle/testdata/using-entire/SKILL.md", import.meta.url));
 
 const TIMEOUT_MS = 60_000;
 
@@ -65,17 +72,19 @@ async function main() {
     const listed = await client.listTools({}, opts);
     const { tools } = listed;
     const listBytes = Buffer.byteLength(JSON.stringify(listed));
-    assert(listBytes <= 20 * 1024, `tools/list is ${listBytes} bytes (~${Math.round(listBytes / 4)} tokens), over 20 KB`);
+    assert(listBytes <= 14 * 1024, `tools/list is ${listBytes} bytes (~${Math.round(listBytes / 4)} tokens), over 14 KB`);
     const names = tools.map((t) => t.name);
-    for (const want of ["incidents", "investigate", "session_show", "status"]) {
+    for (const want of ["incidents", "investigate", "session_show", "status", "events", "skill"]) {
       assert(names.includes(want), `tool ${want} missing from ${names.join(", ")}`);
     }
-    for (const hidden of ["llm_invocations", "skills_backfill", "skill_investigate", "skill_assess", "help"]) {
+    for (const hidden of ["llm_invocations", "skills_backfill", "skill_investigate", "skill_assess", "help", "skill_events",
+      "mcp_events", "abuse", "skill_health", "skill_evals"]) {
       assert(!names.includes(hidden), `tool ${hidden} listed to a read-only client`);
     }
     for (const t of tools) {
       assert(t.inputSchema?.type === "object", `tool ${t.name} has no object inputSchema`);
-      assert(t.outputSchema?.type === "object" && t.outputSchema.properties, `tool ${t.name} has no outputSchema`);
+      assert(t.outputSchema?.type === "object" && (t.outputSchema.properties || t.outputSchema.anyOf),
+        `tool ${t.name} has no outputSchema`);
       assert(typeof t.description === "string" && t.description.length > 0, `tool ${t.name} description`);
     }
     const inv = tools.find((t) => t.name === "investigate");
@@ -108,6 +117,34 @@ async function main() {
     assert(!byAlias.isError && byAlias.structuredContent.incidents.every((i) => i.ai_tool === "claude" && i.lens === "skill"),
       `incidents with tool=claude: ${JSON.stringify(byAlias.content).slice(0, 200)}`);
 
+    // The folded tools: every view answers, and the SDK checks each result
+    // against the fold's output schema (anyOf one branch per view).
+    const views = {};
+    for (const [tool, param] of [["events", "kind"], ["skill", "view"]]) {
+      const t = tools.find((x) => x.name === tool);
+      const values = t.inputSchema.properties?.[param]?.enum ?? [];
+      assert(values.length > 1 && t.inputSchema.required?.includes(param), `${tool}: selector ${param} ${JSON.stringify(values)}`);
+      assert(t.outputSchema.anyOf?.length > 1, `${tool}: output schema is not one branch per view`);
+      for (const v of values) {
+        const args = { [param]: v };
+        if (tool === "skill" && v !== "health") args.skill = "lavra:lavra-plan";
+        if (v === "propose") args.file = SKILL_FILE;
+        const r = await client.callTool({ name: tool, arguments: args }, undefined, opts);
+        const what = `${tool} ${param}=${v}`;
+        assert(!r.isError, `${what} failed: ${JSON.stringify(r.content).slice(0, 300)}`);
+        assert(r.structuredContent && typeof r.structuredContent === "object", `${what}: no structured content`);
+        views[`${tool}:${v}`] = Object.keys(r.structuredContent).length;
+      }
+    }
+    const health = await client.callTool({ name: "skill", arguments: { view: "health", limit: 1 } }, undefined, opts);
+    assert(health.structuredContent.skills?.length === 1 && health.structuredContent.skills[0].grade,
+      `skill view=health: ${JSON.stringify(health.structuredContent).slice(0, 200)}`);
+    const wrongView = errorBody(await client.callTool({ name: "skill", arguments: { view: "health", diff: true } }, undefined, opts));
+    assert(wrongView.code === "invalid" && String(wrongView.message).includes("skill view=health: unknown parameter"),
+      `a parameter of another view: ${JSON.stringify(wrongView)}`);
+    const noKind = errorBody(await client.callTool({ name: "events", arguments: {} }, undefined, opts));
+    assert(noKind.code === "invalid" && String(noKind.message).includes("kind"), `events without kind: ${JSON.stringify(noKind)}`);
+
     const bad = await client.callTool({ name: "investigate", arguments: { limit: "x" } }, undefined, opts);
     assert(bad.isError === true, "a bad parameter did not give isError");
     const err = errorBody(bad);
@@ -126,6 +163,7 @@ async function main() {
         summary_bytes: Buffer.byteLength(text),
         detail_bytes: fullBytes,
         failure_modes: modes.map((m) => m.category),
+        fold_views: Object.keys(views).length,
         bad_param_error: err.code,
       }),
     );
