@@ -437,6 +437,32 @@ func teamReadCommands(t *testing.T, url string) {
 	if len(incs.Incidents) != 5 {
 		t.Errorf("incidents over MCP on the team store: %+v", incs)
 	}
+	// The folded tools (events kind=…, skill view=…) read the team store
+	// too, and a bad selector value is refused there as on a laptop.
+	var calls struct {
+		Events []struct {
+			Host string `json:"hostname"`
+		} `json:"events"`
+	}
+	mcpCall(t, cs, "events", map[string]any{"kind": "mcp", "host": "laptop-b", "limit": 5}, &calls)
+	if len(calls.Events) == 0 {
+		t.Error("events kind=mcp host=laptop-b on the team store: no events")
+	}
+	for _, ev := range calls.Events {
+		if ev.Host != "laptop-b" {
+			t.Errorf("events kind=mcp host=laptop-b: an event of %s", ev.Host)
+		}
+	}
+	var health struct {
+		Skills []json.RawMessage `json:"skills"`
+	}
+	mcpCall(t, cs, "skill", map[string]any{"view": "health"}, &health)
+	if len(health.Skills) == 0 {
+		t.Error("skill view=health on the team store: no skills")
+	}
+	if res := mcpCall(t, cs, "events", map[string]any{"kind": "hook", "status": "nope"}, nil); !res.IsError {
+		t.Error("events kind=hook status=nope on the team store: no error")
+	}
 	cs.Close()
 	if _, err := os.Stat(local); err == nil {
 		t.Errorf("cortex mcp --store made a local store\n%s", stderr)

@@ -255,6 +255,7 @@ func TestParityRealCorpus(t *testing.T) {
 		{"mcp_events", map[string]any{"limit": 500}}, {"mcp_events", map[string]any{"errors": true, "limit": 500}},
 		{"mcp_events", map[string]any{"only_mcp": true, "limit": 500}},
 		{"hook_events", map[string]any{"limit": 500}}, {"hook_events", map[string]any{"evidence_kind": "runtime_transcript", "limit": 500}},
+		{"hook_events", map[string]any{"status": "configured", "limit": 500}}, {"hook_events", map[string]any{"status": "nope"}},
 		{"abuse", map[string]any{"limit": 100}},
 		{"signals", nil}, {"signals", map[string]any{"tool": "claude"}}, {"signals", map[string]any{"since": "30d", "host": "testhost"}},
 		{"skill_health", nil}, {"skill_health", map[string]any{"limit": 200, "tool": "codex"}},
