@@ -311,21 +311,13 @@ func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, e
 	return store.MatchSkillNames(names, skill), nil
 }
 
-// skillFilter adds the condition for a skill as typed.
-func (db *DB) skillFilter(ctx context.Context, w *where, skill string) error {
+// skillNames returns the stored names a skill as typed stands for (none
+// for no skill; see SkillNamesMatching).
+func (db *DB) skillNames(ctx context.Context, skill string) ([]string, error) {
 	if skill == "" {
-		return nil
+		return nil, nil
 	}
-	names, err := db.SkillNamesMatching(ctx, skill)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 {
-		w.Add("skill_name = ?", skill)
-		return nil
-	}
-	w.Add("skill_name IN ("+marks(len(names))+")", anys(names)...)
-	return nil
+	return db.SkillNamesMatching(ctx, skill)
 }
 
 const skillEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
@@ -343,13 +335,11 @@ func scanSkillEvent(rows pgx.Rows) (cortex.SkillEventRow, error) {
 
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
-	w := sqlpart.Event(p.EventFilter)
-	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+	names, err := db.skillNames(ctx, p.Skill)
+	if err != nil {
 		return cortex.EventList[cortex.SkillEventRow]{}, err
 	}
-	if p.Plugin != "" {
-		w.Add("skill_plugin = ?", p.Plugin)
-	}
+	w := sqlpart.SkillEvents(p.EventFilter, p.Skill, names, p.Plugin)
 	return listRows(ctx, db, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE true`+w.SQL()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanSkillEvent,
 		func(r cortex.SkillEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
@@ -358,15 +348,13 @@ func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (corte
 // SkillSummaries summarizes skill use per skill, most recently used first.
 // Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	f := p.EventFilter
-	f.After = nil // pages by skill (last use, name), not by event
-	w := sqlpart.Event(f)
-	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+	names, err := db.skillNames(ctx, p.Skill)
+	if err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
-	if p.Plugin != "" {
-		w.Add("skill_plugin = ?", p.Plugin)
-	}
+	f := p.EventFilter
+	f.After = nil // pages by skill (last use, name), not by event
+	w := sqlpart.SkillEvents(f, p.Skill, names, p.Plugin)
 	having, hargs := sqlpart.SkillSummariesAfter(p.After)
 	// The agents in first-seen order, as SQLite's group_concat(DISTINCT)
 	// lists them when it reads the rows in time order.
@@ -406,22 +394,7 @@ func scanToolEvent(rows pgx.Rows) (cortex.ToolEventRow, error) {
 // ToolEvents lists tool calls (call and result merged), newest first.
 // Limit must be clamped.
 func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.EventList[cortex.ToolEventRow], error) {
-	w := sqlpart.Event(p.EventFilter)
-	if p.ToolName != "" {
-		w.Add("tool_name = ?", p.ToolName)
-	}
-	if p.MCPServer != "" {
-		w.Add("mcp_server = ?", p.MCPServer)
-	}
-	if p.MCPTool != "" {
-		w.Add("mcp_tool = ?", p.MCPTool)
-	}
-	if p.OnlyMCP {
-		w.Add("mcp_server IS NOT NULL")
-	}
-	if p.ErrorsOnly {
-		w.Add("(is_error = 1 OR status = 'error')")
-	}
+	w := sqlpart.ToolEvents(p)
 	return listRows(ctx, db, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events WHERE true`+w.SQL()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanToolEvent,
 		func(r cortex.ToolEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
@@ -445,22 +418,7 @@ func scanHookEvent(rows pgx.Rows) (cortex.HookEventRow, error) {
 
 // HookEvents lists hook events, newest first. Limit must be clamped.
 func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.EventList[cortex.HookEventRow], error) {
-	w := sqlpart.Event(p.EventFilter)
-	if p.Hook != "" {
-		w.Add("(hook_name = ? OR hook_event = ?)", p.Hook, p.Hook)
-	}
-	if p.HookEvent != "" {
-		w.Add("hook_event = ?", p.HookEvent)
-	}
-	if p.HookSource != "" {
-		w.Add("hook_source = ?", p.HookSource)
-	}
-	if p.Status != "" {
-		w.Add("status = ?", p.Status)
-	}
-	if p.EvidenceKind != "" {
-		w.Add("evidence_kind = ?", p.EvidenceKind)
-	}
+	w := sqlpart.HookEvents(p)
 	return listRows(ctx, db, "hook events", `SELECT `+hookEventCols+` FROM ai_hook_events WHERE true`+w.SQL()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.Args, p.Limit, scanHookEvent,
 		func(r cortex.HookEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })

@@ -405,7 +405,7 @@ func TestParityRealCorpus(t *testing.T) {
 	for id := int64(1); id <= 9000; id += 97 {
 		calls = append(calls, call{"row_show", map[string]any{"id": id, "detail": true}})
 	}
-	versions, diffs := 0, 0
+	versions, diffs, pivots := 0, 0, 0
 	for _, c := range calls {
 		if c.action == "row_show" {
 			// The team store numbers rows from its base.
@@ -415,6 +415,28 @@ func TestParityRealCorpus(t *testing.T) {
 			compared[c.action]++
 			if ra != rb {
 				t.Errorf("row_show %d differs: %s", c.params["id"], firstDiff(ra, rb))
+			}
+			// The session viewer's pages around, after and before the row.
+			var row struct {
+				Session string `json:"ai_session_id"`
+				Agent   string `json:"ai_tool"`
+			}
+			if json.Unmarshal([]byte(ra), &row) != nil || row.Session == "" {
+				continue
+			}
+			id := c.params["id"].(int64)
+			for _, pivot := range []string{"row", "after_id", "before_id"} {
+				page := func(s *app.Service, id int64) string {
+					out, _ := run(s, call{"session_show", map[string]any{"session": row.Session, "agent": row.Agent, pivot: id, "limit": 12}})
+					return out
+				}
+				// An error names the row by each store's id.
+				pa, pb := page(a, id), strings.Replace(page(b, storeBase+id), fmt.Sprint(storeBase+id), fmt.Sprint(id), 1)
+				compared["session_show"]++
+				pivots++
+				if pa != pb {
+					t.Errorf("session_show %s=%d differs: %s", pivot, id, firstDiff(pa, pb))
+				}
 			}
 			continue
 		}
@@ -436,10 +458,12 @@ func TestParityRealCorpus(t *testing.T) {
 		}
 	}
 	// The lifecycle answers compared hold versions and their diffs (the
-	// skill bodies reached the team store).
-	t.Logf("skill versions compared: %d, with a diff: %d", versions, diffs)
-	if versions < 10 || diffs == 0 {
-		t.Errorf("the skill versions compared hold %d versions and %d diffs: the comparison is not telling much", versions, diffs)
+	// skill bodies reached the team store), and session pages were read
+	// around rows.
+	t.Logf("skill versions compared: %d, with a diff: %d; session pages around a row: %d", versions, diffs, pivots)
+	if versions < 10 || diffs == 0 || pivots < 30 {
+		t.Errorf("the skill versions compared hold %d versions and %d diffs, %d session pages around a row: the comparison is not telling much",
+			versions, diffs, pivots)
 	}
 	check(call{"llm_invocations", map[string]any{"limit": 500}})
 	// Ranked search orders by bm25 on SQLite and ts_rank_cd on PostgreSQL:

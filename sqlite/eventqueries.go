@@ -3,18 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
 )
-
-// common adds the shared event filters.
-func (w *where) common(f cortex.EventFilter) {
-	p := sqlpart.Event(f)
-	w.conds, w.args = append(w.conds, p.Conds...), append(w.args, p.Args...)
-}
 
 func decodeMeta(s sql.NullString) map[string]string {
 	if !s.Valid {
@@ -79,38 +72,22 @@ func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, e
 	return store.MatchSkillNames(names, skill), nil
 }
 
-// skillFilter adds the condition for a skill as typed (see
-// SkillNamesMatching).
-func (db *DB) skillFilter(ctx context.Context, w *where, skill string) error {
+// skillNames returns the stored names a skill as typed stands for (none
+// for no skill; see SkillNamesMatching).
+func (db *DB) skillNames(ctx context.Context, skill string) ([]string, error) {
 	if skill == "" {
-		return nil
+		return nil, nil
 	}
-	names, err := db.SkillNamesMatching(ctx, skill)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 {
-		w.add("skill_name = ?", skill)
-		return nil
-	}
-	args := make([]any, len(names))
-	for i, n := range names {
-		args[i] = n
-	}
-	w.add("skill_name IN ("+strings.TrimSuffix(strings.Repeat("?,", len(names)), ",")+")", args...)
-	return nil
+	return db.SkillNamesMatching(ctx, skill)
 }
 
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
-	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+	names, err := db.skillNames(ctx, p.Skill)
+	if err != nil {
 		return cortex.EventList[cortex.SkillEventRow]{}, err
 	}
-	if p.Plugin != "" {
-		w.add("skill_plugin = ?", p.Plugin)
-	}
+	w := part(sqlpart.SkillEvents(p.EventFilter, p.Skill, names, p.Plugin))
 	return listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE 1=1`+w.sql()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanSkillEvent,
 		func(r cortex.SkillEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
@@ -132,16 +109,13 @@ func scanSkillEvent(rows *sql.Rows) (cortex.SkillEventRow, error) {
 // SkillSummaries summarizes skill use per skill (events, sessions, agents,
 // first and last seen), most recently used first. Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	var w where
-	f := p.EventFilter
-	f.After = nil // pages by skill (last use, name), not by event
-	w.common(f)
-	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+	names, err := db.skillNames(ctx, p.Skill)
+	if err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
-	if p.Plugin != "" {
-		w.add("skill_plugin = ?", p.Plugin)
-	}
+	f := p.EventFilter
+	f.After = nil // pages by skill (last use, name), not by event
+	w := part(sqlpart.SkillEvents(f, p.Skill, names, p.Plugin))
 	having, hargs := sqlpart.SkillSummariesAfter(p.After)
 	args := append(w.args, hargs...)
 	return listRows(ctx, db.r, "skills", `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
@@ -158,23 +132,7 @@ func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (co
 // ToolEvents lists tool calls (call and result merged), newest first.
 // Limit must be clamped.
 func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.EventList[cortex.ToolEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
-	if p.ToolName != "" {
-		w.add("tool_name = ?", p.ToolName)
-	}
-	if p.MCPServer != "" {
-		w.add("mcp_server = ?", p.MCPServer)
-	}
-	if p.MCPTool != "" {
-		w.add("mcp_tool = ?", p.MCPTool)
-	}
-	if p.OnlyMCP {
-		w.add("mcp_server IS NOT NULL")
-	}
-	if p.ErrorsOnly {
-		w.add("(is_error = 1 OR status = 'error')")
-	}
+	w := part(sqlpart.ToolEvents(p))
 	return listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+`
 		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent,
 		func(r cortex.ToolEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
@@ -183,23 +141,7 @@ func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.
 // HookEvents lists hook events, newest first. Hook matches hook_name or
 // hook_event exactly. Limit must be clamped.
 func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.EventList[cortex.HookEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
-	if p.Hook != "" {
-		w.add("(hook_name = ? OR hook_event = ?)", p.Hook, p.Hook)
-	}
-	if p.HookEvent != "" {
-		w.add("hook_event = ?", p.HookEvent)
-	}
-	if p.HookSource != "" {
-		w.add("hook_source = ?", p.HookSource)
-	}
-	if p.Status != "" {
-		w.add("status = ?", p.Status)
-	}
-	if p.EvidenceKind != "" {
-		w.add("evidence_kind = ?", p.EvidenceKind)
-	}
+	w := part(sqlpart.HookEvents(p))
 	return listRows(ctx, db.r, "hook events", `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
 		hostname, timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
 		COALESCE(hook_command, ''), status, exit_code, duration_ms, COALESCE(stdout_preview, ''), COALESCE(stderr_preview, ''),

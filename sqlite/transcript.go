@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -89,100 +89,52 @@ const sessionWhere = `ai_session_id = ? AND ai_tool = ? AND hostname = ?` + tran
 func scopeArgs(s SessionScope) []any { return []any{s.Session, string(s.Tool), s.Host} }
 
 // TranscriptRows returns a page of a session's rows in (timestamp, id)
-// order: the first page, the rows after or before a row, or a page around
-// a row (a quarter of the page before it). A row id that is not a row of
-// the session's transcript is a not-found error. Limit must be clamped.
+// order (see sqlpart.TranscriptPage). Limit must be clamped.
 func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cortex.TranscriptPage, error) {
-	page := cortex.TranscriptPage{Rows: []cortex.TranscriptRow{}}
 	s := SessionScope{Tool: q.Tool, Session: q.Session, Host: q.Host}
-	var pivot int64
-	for _, id := range []int64{q.AfterID, q.BeforeID, q.AroundID} {
-		if id != 0 {
-			pivot = id
-		}
-	}
-	var pts string
-	if pivot != 0 {
-		err := db.r.QueryRowContext(ctx, `SELECT timestamp FROM logs WHERE id = ? AND `+sessionWhere,
-			append([]any{pivot}, scopeArgs(s)...)...).Scan(&pts)
-		if errors.Is(err, sql.ErrNoRows) {
-			return page, cortex.Errorf(cortex.CodeNotFound, "row %d is not a transcript row of session %s", pivot, q.Session)
-		}
-		if err != nil {
-			return page, queryFailed(err, "session rows")
-		}
-	}
-	read := func(cond string, args []any, desc bool, limit int) ([]cortex.TranscriptRow, bool, error) {
-		order := ` ORDER BY timestamp, id`
-		if desc {
-			order = ` ORDER BY timestamp DESC, id DESC`
-		}
-		rows, err := db.r.QueryContext(ctx, `SELECT `+transcriptCols+` FROM logs INDEXED BY idx_logs_session_time WHERE `+
-			sessionWhere+cond+order+` LIMIT ?`, append(append(scopeArgs(s), args...), limit+1)...)
-		if err != nil {
-			return nil, false, queryFailed(err, "session rows")
-		}
-		defer rows.Close()
-		var out []cortex.TranscriptRow
-		more := false
-		for rows.Next() {
-			if len(out) == limit {
-				more = true
-				break
+	const from = ` FROM logs INDEXED BY idx_logs_session_time WHERE ` + sessionWhere
+	return sqlpart.TranscriptPage(q, sqlpart.TranscriptReads{
+		Pivot: func(id int64) (string, bool, error) {
+			var ts string
+			err := db.r.QueryRowContext(ctx, `SELECT timestamp FROM logs WHERE id = ? AND `+sessionWhere,
+				append([]any{id}, scopeArgs(s)...)...).Scan(&ts)
+			if errors.Is(err, sql.ErrNoRows) {
+				return "", false, nil
 			}
-			r, err := scanTranscriptRow(rows, q.MaxBytes)
 			if err != nil {
-				return nil, false, queryFailed(err, "session rows")
+				return "", false, queryFailed(err, "session rows")
 			}
-			out = append(out, r)
-		}
-		if desc {
-			slices.Reverse(out)
-		}
-		return out, more, rows.Err()
-	}
-	const after, atOrAfter = ` AND (timestamp > ? OR (timestamp = ? AND id > ?))`, ` AND (timestamp > ? OR (timestamp = ? AND id >= ?))`
-	const before = ` AND (timestamp < ? OR (timestamp = ? AND id < ?))`
-	pargs := []any{pts, pts, pivot}
-	var err error
-	switch {
-	case q.AfterID != 0:
-		page.Rows, page.HasAfter, err = read(after, pargs, false, q.Limit)
-		page.HasBefore = true
-	case q.BeforeID != 0:
-		page.Rows, page.HasBefore, err = read(before, pargs, true, q.Limit)
-		page.HasAfter = true
-	case q.AroundID != 0:
-		var head, tail []cortex.TranscriptRow
-		head, page.HasBefore, err = read(before, pargs, true, q.Limit/4)
-		if err == nil {
-			tail, page.HasAfter, err = read(atOrAfter, pargs, false, q.Limit-len(head))
-		}
-		page.Rows = append(head, tail...)
-	default:
-		page.Rows, page.HasAfter, err = read("", nil, false, q.Limit)
-	}
-	if err != nil {
-		return page, err
-	}
-	if page.Rows == nil {
-		page.Rows = []cortex.TranscriptRow{}
-	}
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere,
-		scopeArgs(s)...).Scan(&page.RowsTotal); err != nil {
-		return page, queryFailed(err, "session rows")
-	}
-	switch {
-	case len(page.Rows) == 0 && q.BeforeID == 0:
-		page.Offset = page.RowsTotal
-	case len(page.Rows) > 0 && page.HasBefore:
-		first := page.Rows[0]
-		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere+before,
-			append(scopeArgs(s), first.Timestamp, first.Timestamp, first.ID)...).Scan(&page.Offset); err != nil {
-			return page, queryFailed(err, "session rows")
-		}
-	}
-	return page, nil
+			return ts, true, nil
+		},
+		Rows: func(cond string, args []any, desc bool, limit int) ([]cortex.TranscriptRow, error) {
+			order := ` ORDER BY timestamp, id`
+			if desc {
+				order = ` ORDER BY timestamp DESC, id DESC`
+			}
+			rows, err := db.r.QueryContext(ctx, `SELECT `+transcriptCols+from+cond+order+` LIMIT ?`,
+				append(append(scopeArgs(s), args...), limit)...)
+			if err != nil {
+				return nil, queryFailed(err, "session rows")
+			}
+			defer rows.Close()
+			var out []cortex.TranscriptRow
+			for rows.Next() {
+				r, err := scanTranscriptRow(rows, q.MaxBytes)
+				if err != nil {
+					return nil, queryFailed(err, "session rows")
+				}
+				out = append(out, r)
+			}
+			return out, rows.Err()
+		},
+		Count: func(cond string, args []any) (int, error) {
+			var n int
+			if err := db.r.QueryRowContext(ctx, `SELECT count(*)`+from+cond, append(scopeArgs(s), args...)...).Scan(&n); err != nil {
+				return 0, queryFailed(err, "session rows")
+			}
+			return n, nil
+		},
+	})
 }
 
 // maxTranscriptEvents bounds each kind of TranscriptEvents.

@@ -23,6 +23,12 @@ func TestFilters(t *testing.T) {
 			" AND l.ai_tool = ? AND l.hostname = ? AND l.timestamp >= ?", []any{"claude", "h", "2026-01-02T03:04:05.000Z"}, false},
 		{"events", Event(cortex.EventFilter{Project: "/p", Session: "s", Until: t0}),
 			" AND ai_project = ? AND ai_session_id = ? AND timestamp < ?", []any{"/p", "s", "2026-01-02T03:04:05.000Z"}, false},
+		{"skill as stored", SkillEvents(cortex.EventFilter{}, "search", nil, "p"), " AND skill_name = ? AND skill_plugin = ?",
+			[]any{"search", "p"}, false},
+		{"skill as typed", SkillEvents(cortex.EventFilter{}, "search", []string{"search", "entire:search"}, ""),
+			" AND skill_name IN (?,?)", []any{"search", "entire:search"}, false},
+		{"hook", HookEvents(cortex.HookEventParams{Hook: "Stop", Status: "failed"}),
+			" AND (hook_name = ? OR hook_event = ?) AND status = ?", []any{"Stop", "Stop", "failed"}, false},
 		{"mcp", MCP(store.MCPFilter{Server: "labby", MCPTool: "search"}),
 			" AND mcp_server IS NOT NULL AND mcp_server = ? AND mcp_tool = ?", []any{"labby", "search"}, false},
 	} {
