@@ -460,6 +460,21 @@ func teamReadCommands(t *testing.T, url string) {
 	if len(health.Skills) == 0 {
 		t.Error("skill view=health on the team store: no skills")
 	}
+	var skill struct {
+		Skill string `json:"skill"`
+	}
+	if len(health.Skills) > 0 && json.Unmarshal(health.Skills[0], &skill) == nil {
+		// skill-propose reads the team store too (this machine has no
+		// local store).
+		file := filepath.Join(e.home, "SKILL.md")
+		if err := os.WriteFile(file, []byte("---\nname: "+skill.Skill+"\n---\n\n# Use\n\nRun it.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := e.run("--store", url, "ai", "skill-propose", skill.Skill, "--file", file, "--json")
+		if code != 0 || !strings.Contains(out, `"skill"`) {
+			t.Errorf("skill-propose %s on the team store: exit %d\n%s%s", skill.Skill, code, out, errOut)
+		}
+	}
 	if res := mcpCall(t, cs, "events", map[string]any{"kind": "hook", "status": "nope"}, nil); !res.IsError {
 		t.Error("events kind=hook status=nope on the team store: no error")
 	}
