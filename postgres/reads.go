@@ -302,22 +302,16 @@ func (db *DB) SkillNames(ctx context.Context) ([]string, error) {
 }
 
 // SkillNamesMatching resolves a skill as typed to the stored names it
-// stands for (see store.MatchSkillNames).
+// stands for (see store.MatchSkillNames; none for no skill).
 func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, error) {
+	if skill == "" {
+		return nil, nil
+	}
 	names, err := db.SkillNames(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return store.MatchSkillNames(names, skill), nil
-}
-
-// skillNames returns the stored names a skill as typed stands for (none
-// for no skill; see SkillNamesMatching).
-func (db *DB) skillNames(ctx context.Context, skill string) ([]string, error) {
-	if skill == "" {
-		return nil, nil
-	}
-	return db.SkillNamesMatching(ctx, skill)
 }
 
 const skillEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
@@ -335,7 +329,7 @@ func scanSkillEvent(rows pgx.Rows) (cortex.SkillEventRow, error) {
 
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
-	names, err := db.skillNames(ctx, p.Skill)
+	names, err := db.SkillNamesMatching(ctx, p.Skill)
 	if err != nil {
 		return cortex.EventList[cortex.SkillEventRow]{}, err
 	}
@@ -348,7 +342,7 @@ func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (corte
 // SkillSummaries summarizes skill use per skill, most recently used first.
 // Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	names, err := db.skillNames(ctx, p.Skill)
+	names, err := db.SkillNamesMatching(ctx, p.Skill)
 	if err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}

@@ -63,8 +63,12 @@ func listRows[T any](ctx context.Context, db *sql.DB, what, query string, args [
 
 // SkillNamesMatching resolves a skill as typed to the stored names it
 // stands for: itself and the plugin-qualified names whose skill part it is
-// ("search" → "entire:search"), ignoring case. Empty when none is stored.
+// ("search" → "entire:search"), ignoring case. Empty when none is stored
+// (and for no skill).
 func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, error) {
+	if skill == "" {
+		return nil, nil
+	}
 	names, err := db.SkillNames(ctx)
 	if err != nil {
 		return nil, err
@@ -72,18 +76,9 @@ func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, e
 	return store.MatchSkillNames(names, skill), nil
 }
 
-// skillNames returns the stored names a skill as typed stands for (none
-// for no skill; see SkillNamesMatching).
-func (db *DB) skillNames(ctx context.Context, skill string) ([]string, error) {
-	if skill == "" {
-		return nil, nil
-	}
-	return db.SkillNamesMatching(ctx, skill)
-}
-
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
-	names, err := db.skillNames(ctx, p.Skill)
+	names, err := db.SkillNamesMatching(ctx, p.Skill)
 	if err != nil {
 		return cortex.EventList[cortex.SkillEventRow]{}, err
 	}
@@ -109,7 +104,7 @@ func scanSkillEvent(rows *sql.Rows) (cortex.SkillEventRow, error) {
 // SkillSummaries summarizes skill use per skill (events, sessions, agents,
 // first and last seen), most recently used first. Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	names, err := db.skillNames(ctx, p.Skill)
+	names, err := db.SkillNamesMatching(ctx, p.Skill)
 	if err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
