@@ -25,6 +25,7 @@ type SearchParams struct {
 	Tool    Tool
 	Project string
 	Session string
+	Host    string
 	Role    Role
 	Since   time.Time
 	Until   time.Time

@@ -14,12 +14,14 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/llm"
 	"github.com/cortexhq/cortex/rawcodec"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Service implements the actions.
 type Service struct {
-	DB  *sqlite.DB
+	// DB is the store the actions read: the local SQLite store or a team's
+	// PostgreSQL store.
+	DB  Store
 	Now func() time.Time
 	// Logger receives audit lines of admin actions (nil: discarded).
 	Logger *slog.Logger
@@ -41,7 +43,7 @@ type Service struct {
 }
 
 // New returns a service over db.
-func New(db *sqlite.DB) *Service { return &Service{DB: db, Now: time.Now} }
+func New(db Store) *Service { return &Service{DB: db, Now: time.Now} }
 
 // Limits of the list actions.
 const (
@@ -135,7 +137,7 @@ func (s *Service) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.
 	}
 	for i := range res.Sessions {
 		se := &res.Sessions[i]
-		se.Usage = s.prices().Summarize(usage[[3]string{string(se.Tool), se.SessionID, se.Hostname}])
+		se.Usage = s.prices().Summarize(usage[store.SessionScope{Tool: se.Tool, Session: se.SessionID, Host: se.Hostname}])
 		se.Models = se.Usage.Models()
 	}
 	return res, nil
@@ -163,7 +165,8 @@ func (s *Service) setIncidentUsage(ctx context.Context, inc *cortex.Incident) er
 	if inc.SessionID == "" {
 		return nil
 	}
-	byModel, err := s.DB.UsageBetween(ctx, inc.Tool, inc.SessionID, inc.Hostname, inc.FirstSeen, inc.LastSeen)
+	byModel, err := s.DB.UsageBetween(ctx, store.SessionScope{Tool: inc.Tool, Session: inc.SessionID, Host: inc.Hostname},
+		inc.FirstSeen, inc.LastSeen)
 	if err != nil {
 		return err
 	}

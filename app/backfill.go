@@ -32,5 +32,9 @@ func (s *Service) Backfill(ctx context.Context, p BackfillParams) (ingest.Backfi
 	if p.Progress != nil {
 		opts.Progress = func(bp ingest.BackfillProgress) { p.Progress(bp.Scanned) }
 	}
-	return ingest.Backfill(ctx, s.DB, opts)
+	db, err := s.local("skills_backfill")
+	if err != nil {
+		return ingest.BackfillResult{}, err
+	}
+	return ingest.Backfill(ctx, db, opts)
 }

@@ -27,7 +27,11 @@ type HookConfigResult struct {
 func (s *Service) CollectHookConfig(ctx context.Context, home, host string) (HookConfigResult, error) {
 	res := HookConfigResult{Files: []hookconfig.FileResult{},
 		Note: "configuration inventory: these hooks are configured, which is not proof that they ran"}
-	projects, err := s.DB.Projects(ctx)
+	db, err := s.local("hook configuration collection")
+	if err != nil {
+		return res, err
+	}
+	projects, err := db.Projects(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -57,7 +61,7 @@ func (s *Service) CollectHookConfig(ctx context.Context, home, host string) (Hoo
 		}
 		rows[i].Configured = at
 	}
-	res.Inserted, res.Refreshed, err = s.DB.StoreConfigHooks(ctx, host, s.Now(), rows)
+	res.Inserted, res.Refreshed, err = db.StoreConfigHooks(ctx, host, s.Now(), rows)
 	if err != nil {
 		return res, err
 	}

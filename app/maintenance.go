@@ -14,7 +14,11 @@ import (
 // Rescan re-redacts everything stored with the current rules (see
 // ingest.Rescan).
 func (s *Service) Rescan(ctx context.Context, dryRun bool, holder string, progress func(int64)) (ingest.RescanResult, error) {
-	return ingest.Rescan(ctx, s.DB, ingest.RescanOptions{DryRun: dryRun, Holder: holder, Hostname: s.host(), Progress: progress})
+	db, err := s.local("redact_rescan")
+	if err != nil {
+		return ingest.RescanResult{}, err
+	}
+	return ingest.Rescan(ctx, db, ingest.RescanOptions{DryRun: dryRun, Holder: holder, Hostname: s.host(), Progress: progress})
 }
 
 // PurgeParams select what Purge deletes: exactly one of Session, Source
@@ -60,5 +64,9 @@ func (s *Service) Purge(ctx context.Context, p PurgeParams) (sqlite.PurgeResult,
 			return strings.Contains(msg, p.Match) || bytes.Contains(raw, needle)
 		}
 	}
-	return s.DB.Purge(ctx, sel, decode, p.DryRun)
+	db, err := s.local("purge")
+	if err != nil {
+		return sqlite.PurgeResult{}, err
+	}
+	return db.Purge(ctx, sel, decode, p.DryRun)
 }

@@ -73,6 +73,7 @@ type SearchParams struct {
 	Agent   string `json:"agent,omitempty" alias:"tool" doc:"only this agent: claude, codex or gemini (older name: tool)"`
 	Project string `json:"project,omitempty" doc:"only this project"`
 	Session string `json:"session,omitempty" doc:"only this session id"`
+	Host    string `json:"host,omitempty" doc:"only this host" unlisted:"narrows by machine"`
 	Role    string `json:"role,omitempty" doc:"only rows of this role"`
 	Since   string `json:"since,omitempty" jsonschema:"e.g. 7d, today, 2026-11-30" doc:"newer than: 30m, 7d, 2w, today, yesterday, 2026-11-30 or RFC 3339"`
 	Until   string `json:"until,omitempty" doc:"older than (same forms as since)"`

@@ -16,7 +16,7 @@ import (
 	"github.com/cortexhq/cortex/assess"
 	"github.com/cortexhq/cortex/lifecycle"
 	"github.com/cortexhq/cortex/llm"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // maxSkillFile bounds a SKILL.md read for a proposal.
@@ -341,7 +341,7 @@ func (s *Service) SkillEvals(ctx context.Context, c Caller, p SkillEvalsParams) 
 			continue // beyond the investigation cap
 		}
 		c := lifecycle.Case{IncidentID: r.IncidentID, Session: r.Session, Incident: r.Incident}
-		act, ok, err := s.DB.LastPrompt(ctx, sqlite.SessionScope{Tool: r.Tool, Session: r.Session, Host: r.Host}, r.Start)
+		act, ok, err := s.DB.LastPrompt(ctx, store.SessionScope{Tool: r.Tool, Session: r.Session, Host: r.Host}, r.Start)
 		if err != nil {
 			return SkillEvalList{}, err
 		}

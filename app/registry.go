@@ -133,7 +133,7 @@ func actions() []Action {
 				if err != nil {
 					return cortex.SearchResult{}, err
 				}
-				return s.Search(ctx, cortex.SearchParams{Query: p.Query, Tool: tool, Project: p.Project, Session: p.Session,
+				return s.Search(ctx, cortex.SearchParams{Query: p.Query, Tool: tool, Project: p.Project, Session: p.Session, Host: p.Host,
 					Role: cortex.Role(p.Role), Since: since, Until: until, Limit: p.Limit, Rank: p.Rank, After: after})
 			}, Enum("agent", agents...), Enum("role", roles()...)),
 		define("sessions", ScopeRead, CostCheap, "GET", "/api/sessions", "cortex sessions",

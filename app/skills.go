@@ -12,7 +12,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/incident"
 	"github.com/cortexhq/cortex/lifecycle"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Bounds of the skill lifecycle actions.
@@ -100,7 +100,7 @@ func (s *Service) readSkillRuns(ctx context.Context, scope ScopeParams, skill st
 	for _, v := range evBodies {
 		shas[v] = true
 	}
-	var loads []sqlite.SkillLoad
+	var loads []store.SkillLoad
 	if skill != "" || len(sr.names) > 0 {
 		if loads, err = s.DB.SkillLoads(ctx, sr.names, maxSkillLoads); err != nil {
 			return nil, err

@@ -10,7 +10,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/incident"
 	"github.com/cortexhq/cortex/rawcodec"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Bounds of session_show and row_show.
@@ -92,7 +92,7 @@ func (s *Service) ShowSession(ctx context.Context, p SessionShowParams) (cortex.
 		if out.HasBefore {
 			out.PrevBeforeID = out.Rows[0].ID
 		}
-		scope := sqlite.SessionScope{Tool: sess.Tool, Session: sess.SessionID, Host: sess.Hostname}
+		scope := store.SessionScope{Tool: sess.Tool, Session: sess.SessionID, Host: sess.Hostname}
 		from, _ := cortex.ParseTimestamp(out.Rows[0].Timestamp)
 		to, _ := cortex.ParseTimestamp(out.Rows[n-1].Timestamp)
 		ev, err := s.DB.SessionEvents(ctx, scope, from, to)
@@ -128,7 +128,7 @@ func (s *Service) findSession(ctx context.Context, id string, tool cortex.Tool, 
 
 // foldEvents attaches tool calls, skill events and hook runs to the rows
 // that record them.
-func foldEvents(rows []cortex.TranscriptRow, ev sqlite.TranscriptEvents) {
+func foldEvents(rows []cortex.TranscriptRow, ev store.TranscriptEvents) {
 	byID := make(map[int64]*cortex.TranscriptRow, len(rows))
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]

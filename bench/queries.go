@@ -96,7 +96,7 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 			r, err := s.Incidents(ctx, cortex.LensHook, cortex.IncidentParams{Since: since})
 			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
 		}},
-		{"incidents", "cortex ai incidents", func() (string, error) {
+		{"abuse-incidents", "cortex ai abuse-incidents", func() (string, error) {
 			r, err := s.Incidents(ctx, cortex.LensAbuse, cortex.IncidentParams{})
 			return fmt.Sprintf("%d incidents from %d candidates (truncated scan: %v)", r.Total, r.CandidateRows, r.CandidateWindowTruncated), err
 		}},
@@ -115,6 +115,14 @@ func RunQueries(ctx context.Context, s *app.Service, o QueryOptions) (QueryRepor
 		{"search-common", "cortex search error", searchQuery(ctx, s, cortex.SearchParams{Query: "error"})},
 		{"search-phrase", `cortex search "race condition"`, searchQuery(ctx, s, cortex.SearchParams{Query: `"race condition"`})},
 		{"search-rank", "cortex search error --rank", searchQuery(ctx, s, cortex.SearchParams{Query: "error", Rank: true})},
+		{"sessions", "cortex sessions", func() (string, error) {
+			r, err := s.Sessions(ctx, cortex.SessionParams{Limit: 50})
+			return fmt.Sprintf("%d sessions", r.Total), err
+		}},
+		{"status", "cortex status", func() (string, error) {
+			r, err := s.Status(ctx)
+			return fmt.Sprintf("%d rows", r.Rows), err
+		}},
 	}
 	for _, name := range o.Only {
 		if !slices.ContainsFunc(queries, func(q query) bool { return q.name == name }) {

@@ -42,7 +42,7 @@ func TestRunQueriesOnLabelledStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Rows == 0 || len(rep.Queries) != 13 {
+	if rep.Rows == 0 || len(rep.Queries) != 15 {
 		t.Fatalf("report: %+v", rep)
 	}
 	for _, q := range rep.Queries {

@@ -130,14 +130,15 @@ func (e *eventFlags) filter(f *Factory) (cortex.EventFilter, error) {
 		Since: since, Until: until, Limit: e.Limit, After: after}, nil
 }
 
-// withService opens the database read-only and runs fn with a service.
+// withService opens the store read-only (the local database, or a team
+// store with --store) and runs fn with a service.
 func withService(ctx context.Context, f *Factory, fn func(*app.Service) error) error {
-	db, err := f.OpenDB(ctx, true)
+	st, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	return fn(f.NewService(db))
+	defer closeStore()
+	return fn(f.NewService(st))
 }
 
 // SkillsOptions are the flags of `cortex ai skills`.
@@ -428,6 +429,9 @@ func backfillRun(ctx context.Context, f *Factory, opts *BackfillCLIOptions) erro
 	if err != nil {
 		return err
 	}
+	if err := f.LocalOnly("cortex ai backfill"); err != nil {
+		return err
+	}
 	db, err := f.OpenDB(ctx, false)
 	if err != nil {
 		return err
@@ -502,6 +506,9 @@ last_seen. cortex index runs this too when it indexes the default folders.`,
 			ctx := cmd.Context()
 			cfg, err := f.Config()
 			if err != nil {
+				return err
+			}
+			if err := f.LocalOnly("cortex ai hooks collect-config"); err != nil {
 				return err
 			}
 			db, err := f.OpenDB(ctx, false)

@@ -175,11 +175,11 @@ func assessRun(ctx context.Context, f *Factory, opts *AssessOptions) error {
 		return err
 	}
 	// The audit is written, so the store is opened for writing.
-	db, err := f.OpenExistingDB(ctx)
+	db, closeStore, err := f.OpenStore(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	s := f.NewService(db)
 	if opts.PrintPrompt {
 		res, err := s.Assess(ctx, opts.Target, p)

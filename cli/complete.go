@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/incident"
-	"github.com/cortexhq/cortex/sqlite"
 )
 
 // Dynamic shell completion (cortex completion bash|zsh|fish|powershell):
@@ -16,9 +16,10 @@ import (
 // store, so they complete to what was actually seen; agents, lenses,
 // roles and signals to their fixed values.
 
-// completer answers one completion from the store (read-only; no store,
-// no answers).
-type completer func(ctx context.Context, db *sqlite.DB, typed string) ([]string, error)
+// completer answers one completion from the store the read commands read
+// (the local store read-only, or the team store of --store; no store, no
+// answers).
+type completer func(ctx context.Context, db app.Store, typed string) ([]string, error)
 
 func (f *Factory) complete(fn completer) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -26,11 +27,11 @@ func (f *Factory) complete(fn completer) cobra.CompletionFunc {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		db, err := f.OpenDB(ctx, true)
+		db, closeDB, err := f.OpenStore(ctx, false)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		defer db.Close()
+		defer closeDB()
 		all, err := fn(ctx, db, typed)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -57,13 +58,13 @@ func prefixed(all []string, typed string) []cobra.Completion {
 	return out
 }
 
-func skillNames(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
+func skillNames(ctx context.Context, db app.Store, _ string) ([]string, error) {
 	return db.SkillNames(ctx)
 }
 
 // mcpNames lists the MCP servers seen, and with tools also server/tool.
 func mcpNames(tools bool) completer {
-	return func(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
+	return func(ctx context.Context, db app.Store, _ string) ([]string, error) {
 		names, err := db.MCPNames(ctx)
 		var out []string
 		for _, n := range names {
@@ -79,7 +80,7 @@ func mcpNames(tools bool) completer {
 // hookNames lists the hook events seen, and with names also the hook
 // names (PostToolUse:Bash).
 func hookNames(names bool) completer {
-	return func(ctx context.Context, db *sqlite.DB, _ string) ([]string, error) {
+	return func(ctx context.Context, db app.Store, _ string) ([]string, error) {
 		hooks, err := db.HookNames(ctx)
 		var out []string
 		for _, h := range hooks {
@@ -92,7 +93,7 @@ func hookNames(names bool) completer {
 	}
 }
 
-func sessionIDs(ctx context.Context, db *sqlite.DB, typed string) ([]string, error) {
+func sessionIDs(ctx context.Context, db app.Store, typed string) ([]string, error) {
 	return db.RecentSessionIDs(ctx, typed, 200)
 }
 

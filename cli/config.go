@@ -14,7 +14,8 @@ import (
 // effectiveConfig is the configuration as the commands use it: every
 // setting left unset replaced by its default (the folders cortex index
 // reads, one parser per CPU, the syslog addresses and sizes, the Gemini
-// home), tokens shown as "(set)", and the price table with its date.
+// home), tokens shown as "(set)" and store URLs without their passwords,
+// and the price table with its date.
 func effectiveConfig(cfg *config.Config) config.Config {
 	e := *cfg
 	if len(e.Index.Paths) == 0 {
@@ -43,12 +44,7 @@ func effectiveConfig(cfg *config.Config) config.Config {
 	if e.LLM.Gemini.Args == nil {
 		e.LLM.Gemini.Args = []string{}
 	}
-	for _, tok := range []*string{&e.Server.ReadToken, &e.Server.AdminToken} {
-		if *tok != "" {
-			*tok = "(set)"
-		}
-	}
-	return e
+	return e.Redacted()
 }
 
 // NewCmdConfig builds `cortex config`: print the effective configuration.

@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/internal/testpg"
 )
 
 // example is one command line of a ```sh block in the docs.
@@ -158,12 +160,32 @@ func TestDocExamplesRun(t *testing.T) {
 	ids := strings.NewReplacer("skill-inc-3871b0698ae1063daab5bdad67c8926d", skill.Incidents[0].ID,
 		"skill-inc-…", skill.Incidents[0].ID, "inc-…", abuse.Incidents[0].ID)
 
+	// The team-store examples run against a real PostgreSQL when there is
+	// one (their placeholder URL replaced), else they are skipped.
+	teamURL := ""
+	if os.Getenv(testpg.Env) != "" || os.Getenv("CORTEX_REQUIRE_POSTGRES") != "" {
+		teamURL = testpg.URL(t)
+	}
+	const placeholderURL = "postgres://cortex:change-me@db.example.com:5432/cortex"
 	labelled := testcorpus.Labelled(t)
 	shell, _ := docExamples(t)
 	ran := 0
 	for _, ex := range shell {
 		where := filepath.Base(ex.file) + ":" + itoa(ex.line)
 		text := ids.Replace(ex.text)
+		if strings.Contains(text, "postgres://") {
+			if teamURL == "" || !strings.Contains(text, placeholderURL) {
+				t.Logf("%s: skipped (needs PostgreSQL): %s", where, text)
+				continue
+			}
+			text = strings.ReplaceAll(text, placeholderURL, teamURL)
+		}
+		if strings.HasPrefix(text, "cortex push") && !strings.Contains(text, "--url") {
+			if teamURL == "" {
+				continue
+			}
+			text = strings.Replace(text, "cortex push", "cortex push --url "+teamURL, 1)
+		}
 		text = strings.ReplaceAll(text, "go run ./cmd/cortex ", "cortex ")
 		if strings.HasPrefix(text, "./cortex ") {
 			text = text[2:]
@@ -204,7 +226,8 @@ func TestDocExamplesRun(t *testing.T) {
 // SIGINT (or end of input) after a moment.
 func runExample(t *testing.T, e *env, env, args []string) (int, string) {
 	t.Helper()
-	long := len(args) > 0 && (args[0] == "serve" || args[0] == "watch" || args[0] == "mcp" || args[0] == "syslog")
+	long := len(args) > 0 && (args[0] == "serve" || args[0] == "watch" || args[0] == "mcp" || args[0] == "syslog" ||
+		args[0] == "push" && slices.Contains(args, "--watch"))
 	if len(args) > 0 && args[0] == "serve" {
 		args = append(args, "--listen", "127.0.0.1:0")
 		for i, a := range args {

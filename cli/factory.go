@@ -13,6 +13,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/config"
+	"github.com/cortexhq/cortex/postgres"
 	"github.com/cortexhq/cortex/sqlite"
 )
 
@@ -23,6 +24,8 @@ type Factory struct {
 	// ConfigPath and DBPath are the global --config and --db flags.
 	ConfigPath string
 	DBPath     string
+	// StoreURL is the global --store flag.
+	StoreURL string
 	// UTC shows times in UTC instead of the local zone (--utc).
 	UTC    bool
 	Env    config.Env
@@ -56,6 +59,12 @@ func (f *Factory) Config() (*config.Config, error) {
 	if f.DBPath != "" {
 		cfg.DB = f.DBPath
 	}
+	if f.StoreURL != "" {
+		if !postgres.IsURL(f.StoreURL) {
+			return nil, cortex.Errorf(cortex.CodeInvalid, "--store must be a postgres:// URL (the local database is --db)")
+		}
+		cfg.Store = f.StoreURL
+	}
 	f.cfg = cfg
 	return cfg, nil
 }
@@ -84,9 +93,51 @@ func (f *Factory) OpenExistingDB(ctx context.Context) (*sqlite.DB, error) {
 	return f.OpenDB(ctx, false)
 }
 
+// OpenStore opens the store the read commands read: the team's PostgreSQL
+// store when --store (or [store], CORTEX_STORE) names one, else the local
+// database — read-only, or with audit set for writing the LLM audit (an
+// existing database only). close releases it.
+func (f *Factory) OpenStore(ctx context.Context, audit bool) (st app.Store, close func() error, err error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Store != "" {
+		db, err := postgres.Open(ctx, cfg.Store, postgres.Options{Logger: f.Logger, Now: f.Now})
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, db.Close, nil
+	}
+	var db *sqlite.DB
+	if audit {
+		db, err = f.OpenExistingDB(ctx)
+	} else {
+		db, err = f.OpenDB(ctx, true)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, db.Close, nil
+}
+
+// LocalOnly fails when a team store is selected: cmd writes the local
+// database.
+func (f *Factory) LocalOnly(cmd string) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	if cfg.Store != "" {
+		return cortex.Errorf(cortex.CodeInvalid, "%s writes this machine's local store; --store (a team store) is for the read commands "+
+			"and serve — send the local store to the team with cortex push", cmd)
+	}
+	return nil
+}
+
 // NewService returns the service over db with the factory's clock and
 // logger and the configured hostname.
-func (f *Factory) NewService(db *sqlite.DB) *app.Service {
+func (f *Factory) NewService(db app.Store) *app.Service {
 	s := app.New(db)
 	if f.Now != nil {
 		s.Now = f.Now

@@ -66,6 +66,9 @@ func indexRun(ctx context.Context, f *Factory, opts *IndexOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := f.LocalOnly("cortex index"); err != nil {
+		return err
+	}
 	db, err := f.OpenDB(ctx, false)
 	if err != nil {
 		return err

@@ -70,6 +70,9 @@ func ingestLogsRun(ctx context.Context, f *Factory, opts *IngestLogsOptions) err
 	if host == "" {
 		host = cfg.Hostname
 	}
+	if err := f.LocalOnly("cortex ingest-logs"); err != nil {
+		return err
+	}
 	db, err := f.OpenDB(ctx, false)
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Limits of `cortex logs`.
@@ -74,7 +74,7 @@ func logsRun(ctx context.Context, f *Factory, opts *LogsOptions) error {
 	if err != nil {
 		return err
 	}
-	p := sqlite.LogParams{Host: opts.Host, App: opts.App, Source: opts.Source, Since: since, Until: until, After: after}
+	p := store.LogParams{Host: opts.Host, App: opts.App, Source: opts.Source, Since: since, Until: until, After: after}
 	if opts.Severity != "" {
 		if p.Severity, err = cortex.ParseSeverity(opts.Severity); err != nil {
 			return cortex.Errorf(cortex.CodeInvalid, "--severity: %s", cortex.ErrorMessage(err))
@@ -85,11 +85,11 @@ func logsRun(ctx context.Context, f *Factory, opts *LogsOptions) error {
 		return err
 	}
 	p.Limit = limit
-	db, err := f.OpenDB(ctx, true)
+	db, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	res, err := db.Logs(ctx, p)
 	if err != nil {
 		return err

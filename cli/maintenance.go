@@ -51,6 +51,9 @@ one transaction: an interrupted run keeps its work, and the next run finds nothi
 }
 
 func redactRun(ctx context.Context, f *Factory, opts *RedactOptions) error {
+	if err := f.LocalOnly("cortex redact"); err != nil {
+		return err
+	}
 	db, err := f.OpenExistingDB(ctx)
 	if err != nil {
 		return err
@@ -120,6 +123,9 @@ deleted.`,
 }
 
 func purgeRun(ctx context.Context, f *Factory, opts *PurgeOptions) error {
+	if err := f.LocalOnly("cortex purge"); err != nil {
+		return err
+	}
 	db, err := f.OpenExistingDB(ctx)
 	if err != nil {
 		return err

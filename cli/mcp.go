@@ -10,6 +10,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/app"
+	"github.com/cortexhq/cortex/config"
 	"github.com/cortexhq/cortex/mcpserver"
 	"github.com/cortexhq/cortex/watch"
 )
@@ -50,6 +51,7 @@ brings the store up to date: it creates the database if there is none and indexe
 transcript folders incrementally (what cortex index reads; unchanged files cost one
 stat), then keeps watching them, so the agent asks about its own latest sessions.
 A first index that takes longer than --index-wait goes on while the server answers.
+With --store it serves a team store as it is (no index, no watcher: laptops push to it).
 
 Tools: incidents (what went wrong, every lens), investigate (findings and key evidence
 of an incident; detail=true for the full bundle, format=md for a Markdown report),
@@ -97,6 +99,9 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Store != "" {
+		return mcpTeam(ctx, f, opts, cfg)
+	}
 	db, err := f.OpenDB(ctx, false) // creates and migrates the store if needed
 	if err != nil {
 		return err
@@ -142,6 +147,25 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 	}
 	if serveErr != nil {
 		return fmt.Errorf("cortex mcp: %w", serveErr)
+	}
+	return nil
+}
+
+// mcpTeam serves a team store (--store): what laptops push, read as it is
+// (no index pass, no watcher: a team store receives rows through cortex
+// push).
+func mcpTeam(ctx context.Context, f *Factory, opts *MCPOptions, cfg *config.Config) error {
+	st, closeStore, err := f.OpenStore(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	svc := f.NewService(st)
+	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
+		return err
+	}
+	if err := mcpserver.ServeStdio(ctx, svc, opts.Caller(), cortex.Version()); err != nil {
+		return fmt.Errorf("cortex mcp: %w", err)
 	}
 	return nil
 }

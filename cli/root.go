@@ -30,6 +30,7 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&f.DBPath, "db", "", "database file (default $XDG_DATA_HOME/cortex/cortex.db; env CORTEX_DB)")
+	root.PersistentFlags().StringVar(&f.StoreURL, "store", "", "read a team's PostgreSQL store (postgres://…) instead of the local database (env CORTEX_STORE)")
 	root.PersistentFlags().StringVar(&f.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/cortex/config.toml; env CORTEX_CONFIG)")
 	root.PersistentFlags().BoolVar(&f.UTC, "utc", false, "show times in UTC instead of the local time zone")
 	var cpuProfile string
@@ -75,6 +76,7 @@ SQLite store with full-text search, and finds the incidents in them.`,
 		NewCmdSyslog(f, nil),
 		NewCmdLogs(f, nil),
 		NewCmdIngestLogs(f, nil),
+		NewCmdPush(f, nil),
 		NewCmdVersion(f),
 		NewCmdRedact(f, nil),
 		NewCmdPurge(f, nil),

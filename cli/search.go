@@ -18,6 +18,7 @@ type SearchOptions struct {
 	Tool    string
 	Project string
 	Session string
+	Host    string
 	Role    string
 	Since   string
 	Until   string
@@ -58,6 +59,7 @@ data is.`,
 	agentFlag(cmd, &opts.Tool)
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only this project (working directory)")
 	cmd.Flags().StringVar(&opts.Session, "session", "", "only this session id")
+	cmd.Flags().StringVar(&opts.Host, "host", "", "only rows of this host")
 	cmd.Flags().StringVar(&opts.Role, "role", "", "only rows of this role: user, assistant, tool_call, tool_result, context, hook, system")
 	cmd.Flags().StringVar(&opts.Since, "since", "", "newer than (30m, 7d, today, 2026-11-30, RFC 3339)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "older than")
@@ -77,13 +79,13 @@ func searchRun(ctx context.Context, f *Factory, opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := f.OpenDB(ctx, true)
+	db, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	res, err := app.New(db).Search(ctx, cortex.SearchParams{
-		Query: opts.Query, Tool: cortex.Tool(opts.Tool), Project: opts.Project, Session: opts.Session,
+		Query: opts.Query, Tool: cortex.Tool(opts.Tool), Project: opts.Project, Session: opts.Session, Host: opts.Host,
 		Role: cortex.Role(opts.Role), Since: since, Until: until, Limit: opts.Limit, Rank: opts.Rank, After: after,
 	})
 	if err != nil {

@@ -13,9 +13,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/app"
 	"github.com/cortexhq/cortex/httpapi"
 	"github.com/cortexhq/cortex/httpapi/dashboard"
 	"github.com/cortexhq/cortex/mcpserver"
+	"github.com/cortexhq/cortex/postgres"
+	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/syslogd"
 	"github.com/cortexhq/cortex/watch"
 )
@@ -45,6 +48,10 @@ streamable-HTTP endpoint (/mcp), /health, the realtime watcher that indexes
 transcript lines as the agents write them (like cortex watch; --no-watch to skip),
 and with --syslog (or [syslog] enabled) the syslog receiver (like cortex syslog).
 
+With --store postgres://… (or store, CORTEX_STORE) it serves a team's store instead —
+what every laptop sends with cortex push — with the same dashboard, REST routes and
+MCP tools, and a host filter on each; there is no watcher or syslog receiver then.
+
 Listens on 127.0.0.1:3100 by default ([server] listen, CORTEX_LISTEN, --listen).
 Authentication: bearer tokens [server] read_token (CORTEX_READ_TOKEN, scope cortex:read)
 and admin_token (CORTEX_ADMIN_TOKEN, cortex:read + cortex:admin). Without tokens the
@@ -55,6 +62,7 @@ Ctrl-C (or SIGTERM) stops it gracefully: requests in flight finish (10 s at most
 watcher finishes its pass.`,
 		Example: `  cortex serve
   CORTEX_READ_TOKEN=… CORTEX_ADMIN_TOKEN=… cortex serve --listen 0.0.0.0:3100
+  cortex serve --store postgres://cortex:change-me@db.example.com:5432/cortex --listen 0.0.0.0:3100
   curl -H "Authorization: Bearer $CORTEX_READ_TOKEN" 'localhost:3100/api/ai/skill-incidents?since=7d'`,
 	}
 	cmd.Flags().StringVar(&opts.Listen, "listen", "", "HTTP address (default [server] listen, 127.0.0.1:3100)")
@@ -92,12 +100,32 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if err := httpapi.CheckListen(listen, hopts); err != nil {
 		return err
 	}
-	db, err := f.OpenDB(ctx, false)
-	if err != nil {
-		return err
+	team := cfg.Store != ""
+	var local *sqlite.DB
+	if team && opts.Syslog {
+		return cortex.Errorf(cortex.CodeInvalid, "--syslog writes the local store; serving a team store (--store) it is off "+
+			"(run cortex syslog beside cortex push --watch on the machine that receives the logs)")
 	}
-	defer db.Close()
-	svc := f.NewService(db)
+	syslogOn = syslogOn && !team
+	var st app.Store
+	if team {
+		// The team's server creates the schema, so it can start before the
+		// first push (and shows an empty store).
+		pg, err := postgres.Open(ctx, cfg.Store, postgres.Options{Migrate: true, Logger: f.Logger, Now: f.Now, MaxConns: 16})
+		if err != nil {
+			return err
+		}
+		defer pg.Close()
+		st = pg
+	} else {
+		db, err := f.OpenDB(ctx, false)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		local, st = db, db
+	}
+	svc := f.NewService(st)
 	// Remote callers never reach a model: skill_assess previews the
 	// prompt through the runner and writes nothing.
 	if err := svc.EnableLLM(ctx, cfg.LLM, f.Provider); err != nil {
@@ -137,6 +165,9 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		scheme = "https"
 	}
 	fmt.Fprintf(f.IO.ErrOut, "cortex serve: %s://%s  (dashboard /, REST /api, MCP /mcp, OpenAPI /api/openapi.json; %s)\n", scheme, addr, auth)
+	if team {
+		fmt.Fprintf(f.IO.ErrOut, "cortex serve: team store %s (what laptops push; no watcher)\n", postgres.Redact(cfg.Store))
+	}
 	dash.Warm()
 	if opts.Ready != nil {
 		opts.Ready(addr)
@@ -159,19 +190,19 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		defer cancel()
 		return srv.Shutdown(shutdown)
 	})
-	if !opts.NoWatch {
+	if !opts.NoWatch && !team {
 		wopts, err := watchOptions(f, opts.Paths)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(f.IO.ErrOut, "cortex serve: watching %d folder(s)\n", len(wopts.Roots))
-		g.Go(func() error { return watch.Run(gctx, db, wopts) })
+		g.Go(func() error { return watch.Run(gctx, local, wopts) })
 	}
 	if syslogOn {
 		sopts.Ready = func(udp, tcp net.Addr) {
 			fmt.Fprintf(f.IO.ErrOut, "cortex serve: syslog on udp %s, tcp %s\n", addrOrOff(udp), addrOrOff(tcp))
 		}
-		g.Go(func() error { return syslogd.Run(gctx, db, sopts) })
+		g.Go(func() error { return syslogd.Run(gctx, local, sopts) })
 	}
 	err = g.Wait()
 	if ctx.Err() != nil && err == nil {

@@ -66,11 +66,11 @@ func sessionsRun(ctx context.Context, f *Factory, opts *SessionsOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := f.OpenDB(ctx, true)
+	db, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	res, err := f.NewService(db).Sessions(ctx, cortex.SessionParams{Tool: cortex.Tool(opts.Tool), Project: opts.Project,
 		Host: opts.Host, Since: since, Until: until, Limit: opts.Limit, After: after})
 	if err != nil {

@@ -323,11 +323,11 @@ func skillProposeRun(ctx context.Context, f *Factory, opts *SkillProposeOptions)
 	if err != nil {
 		return err
 	}
-	db, err := f.OpenDB(ctx, !opts.LLM) // the LLM audit is written
+	db, closeStore, err := f.OpenStore(ctx, opts.LLM) // the LLM audit is written
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	s := f.NewService(db)
 	if opts.PrintPrompt {
 		prompt, err := s.SkillProposePrompt(ctx, opts.SkillProposeParams)

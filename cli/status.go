@@ -36,11 +36,11 @@ func NewCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) 
 }
 
 func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
-	db, err := f.OpenDB(ctx, true)
+	db, closeStore, err := f.OpenStore(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeStore()
 	st, err := app.New(db).Status(ctx)
 	if err != nil {
 		return err

@@ -125,6 +125,9 @@ func syslogRun(ctx context.Context, f *Factory, opts *SyslogOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := f.LocalOnly("cortex syslog"); err != nil {
+		return err
+	}
 	db, err := f.OpenDB(ctx, false)
 	if err != nil {
 		return err

@@ -101,6 +101,9 @@ func watchRun(ctx context.Context, f *Factory, opts *WatchOptions) error {
 		return err
 	}
 	wopts.Debounce, wopts.Rescan = opts.Debounce, opts.Rescan
+	if err := f.LocalOnly("cortex watch"); err != nil {
+		return err
+	}
 	db, err := f.OpenDB(ctx, false)
 	if err != nil {
 		return err

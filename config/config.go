@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +27,11 @@ type Config struct {
 	DB string `toml:"db" json:"db"`
 	// Hostname is stored on every ingested row (default: the machine's).
 	Hostname string `toml:"hostname" json:"hostname"`
+	// Store is the store the read commands, serve and mcp read: "" for
+	// the local database, or a team's postgres:// URL (also --store).
+	Store string `toml:"store" json:"store"`
+	// Push configures `cortex push` to a team store.
+	Push PushConfig `toml:"push" json:"push"`
 	// Index configures transcript ingest.
 	Index IndexConfig `toml:"index" json:"index"`
 	// Server configures `cortex serve` (REST, MCP over HTTP, watcher).
@@ -90,6 +96,14 @@ type SyslogConfig struct {
 	QueueSize int `toml:"queue_size" json:"queue_size"`
 	// MaxMessageBytes cuts longer messages (marked as cut).
 	MaxMessageBytes int `toml:"max_message_bytes" json:"max_message_bytes"`
+}
+
+// PushConfig configures `cortex push` ([push]).
+type PushConfig struct {
+	// URL is the team's PostgreSQL store (postgres://…).
+	URL string `toml:"url" json:"url"`
+	// Content is how much text to send: full (default), redacted or none.
+	Content string `toml:"content" json:"content"`
 }
 
 // DefaultListen is the default HTTP address of `cortex serve`.
@@ -172,6 +186,19 @@ func Load(explicitPath string, env Env) (*Config, error) {
 	if cfg.Server.Listen == "" {
 		cfg.Server.Listen = DefaultListen
 	}
+	if cfg.Push.Content == "" {
+		cfg.Push.Content = "full"
+	}
+	switch cfg.Push.Content {
+	case "full", "redacted", "none":
+	default:
+		return nil, cortex.Errorf(cortex.CodeInvalid, "[push] content must be full, redacted or none, got %q", cfg.Push.Content)
+	}
+	for _, u := range []struct{ name, v string }{{"store", cfg.Store}, {"[push] url", cfg.Push.URL}} {
+		if u.v != "" && !strings.HasPrefix(u.v, "postgres://") && !strings.HasPrefix(u.v, "postgresql://") {
+			return nil, cortex.Errorf(cortex.CodeInvalid, "%s must be a postgres:// URL, got %q", u.name, redactURL(u.v))
+		}
+	}
 	for model, p := range cfg.Prices {
 		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
 			return nil, cortex.Errorf(cortex.CodeInvalid, "config %s: [prices.%q]: prices must not be negative", displayPath(cfg.Path), model)
@@ -225,6 +252,15 @@ func (c *Config) applyEnv(env Env) error {
 	if v, ok := env("CORTEX_INDEX_PATHS"); ok && v != "" {
 		c.Index.Paths = filepath.SplitList(v)
 	}
+	if v, ok := env("CORTEX_STORE"); ok && v != "" {
+		c.Store = v
+	}
+	if v, ok := env("CORTEX_PUSH_URL"); ok && v != "" {
+		c.Push.URL = v
+	}
+	if v, ok := env("CORTEX_PUSH_CONTENT"); ok && v != "" {
+		c.Push.Content = v
+	}
 	if v, ok := env("CORTEX_LISTEN"); ok && v != "" {
 		c.Server.Listen = v
 	}
@@ -273,15 +309,30 @@ func expandHome(p, home string) string {
 
 // String renders the effective configuration as TOML (for `cortex config`).
 func (c *Config) String() string {
-	shown := *c
-	for _, tok := range []*string{&shown.Server.ReadToken, &shown.Server.AdminToken} {
-		if *tok != "" {
-			*tok = "(set)"
-		}
-	}
-	b, err := toml.Marshal(shown)
+	b, err := toml.Marshal(c.Redacted())
 	if err != nil {
 		return fmt.Sprintf("# cannot render config: %v", err)
 	}
 	return string(b)
+}
+
+// Redacted returns the configuration as it may be shown: tokens as
+// "(set)", store URLs without their passwords.
+func (c Config) Redacted() Config {
+	for _, tok := range []*string{&c.Server.ReadToken, &c.Server.AdminToken} {
+		if *tok != "" {
+			*tok = "(set)"
+		}
+	}
+	c.Store, c.Push.URL = redactURL(c.Store), redactURL(c.Push.URL)
+	return c
+}
+
+// redactURL hides the password of a store URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
 }

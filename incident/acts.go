@@ -7,7 +7,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -57,7 +57,7 @@ func (a act) verdict() bool { return a.stops() || a.corrects() || a.Reading.Has(
 // (prompts, commands and rejection reasons; interrupts carry no words), and
 // a Claude interrupt that echoes a rejection a moment before is folded
 // into it (one refusal is one act).
-func toActs(rows []sqlite.UserAct) []act {
+func toActs(rows []store.UserAct) []act {
 	out := make([]act, 0, len(rows))
 	for _, r := range rows {
 		a := act{ID: r.ID, LogID: r.LogID, At: r.Timestamp, Thread: r.Thread, Project: r.Project, Kind: r.Kind, Text: r.Text,
@@ -86,7 +86,7 @@ func toActs(rows []sqlite.UserAct) []act {
 // reading is what an act says: its stored reading when this binary's
 // rules made it, else read now (a store not yet refreshed, or opened
 // read-only after an upgrade).
-func reading(r sqlite.UserAct) voice.Reading {
+func reading(r store.UserAct) voice.Reading {
 	if r.VoiceVersion == voice.Version {
 		if rd, err := voice.Decode(r.Voice); err == nil {
 			return rd

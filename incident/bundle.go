@@ -11,7 +11,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/findings"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Caps of an evidence bundle; each collection reports *_truncated when its
@@ -92,7 +92,7 @@ type bundleOptions struct {
 func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *group, o bundleOptions) (cortex.Bundle, error) {
 	b := cortex.Bundle{Incident: inc, CorrelationWindowMinutes: int(o.corr / time.Minute)}
 	first, last := g.span()
-	s := sqlite.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}
+	s := store.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}
 	from, to := first.Add(-o.corr), maxTime(last, g.SignalEnd).Add(o.corr)
 	var err error
 
@@ -192,7 +192,7 @@ const reactionAfter = 30 * time.Minute
 // reaction right after it, as evidence rows: the rows the lens scoped
 // (skill runs, friction groups) or, for lenses grouped by time, the acts
 // of the session within [first, last] and the next typed prompt after it.
-func (e *Engine) userVoice(ctx context.Context, g *group, s sqlite.SessionScope, first, last time.Time) ([]cortex.EvidenceRow, bool, error) {
+func (e *Engine) userVoice(ctx context.Context, g *group, s store.SessionScope, first, last time.Time) ([]cortex.EvidenceRow, bool, error) {
 	ids, reaction := g.Voice, g.Reaction
 	if ids == nil && reaction == 0 {
 		acts, err := e.db.SessionUserActs(ctx, s, first, last.Add(reactionAfter), sessionUserRowsCap)

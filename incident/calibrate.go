@@ -10,7 +10,7 @@ import (
 	"sort"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -42,7 +42,7 @@ var endKinds = map[string]bool{cortex.UserPrompt: true, cortex.UserCommand: true
 
 // badEnd reports whether a session ends badly, given its last acts
 // (newest first, at most endActs): see BadEndDefinition.
-func badEnd(last []sqlite.UserAct) bool {
+func badEnd(last []store.UserAct) bool {
 	for i, a := range last {
 		switch a.Kind {
 		case cortex.UserInterrupt, cortex.UserRejection:
@@ -80,7 +80,7 @@ func (e *Engine) Calibrate(ctx context.Context, p cortex.CalibrationParams, prog
 
 	// How each session ends.
 	say("reading the user's acts")
-	acts, err := e.db.UserActCandidates(ctx, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Host: p.Host,
+	acts, err := e.db.UserActCandidates(ctx, store.CandidateFilter{Tool: p.Tool, Project: p.Project, Host: p.Host,
 		Since: p.Since, Until: p.Until, Limit: calibrationActsCap + 1})
 	if err != nil {
 		return out, err
@@ -88,7 +88,7 @@ func (e *Engine) Calibrate(ctx context.Context, p cortex.CalibrationParams, prog
 	if len(acts) > calibrationActsCap {
 		acts, out.Truncated = acts[:calibrationActsCap], true
 	}
-	last := map[sessionKey][]sqlite.UserAct{}
+	last := map[sessionKey][]store.UserAct{}
 	for _, a := range acts { // newest first
 		k := sessionKey{a.Tool, a.Host, a.Session}
 		if a.Session == "" || a.Thread != "" || !endKinds[a.Kind] || len(last[k]) == endActs {
@@ -139,7 +139,7 @@ func (e *Engine) Calibrate(ctx context.Context, p cortex.CalibrationParams, prog
 }
 
 // stat is one signal's figures and verdict.
-func stat(lens, sig string, carriers map[sessionKey]bool, judged map[sessionKey][]sqlite.UserAct, bad map[sessionKey]bool) cortex.SignalStat {
+func stat(lens, sig string, carriers map[sessionKey]bool, judged map[sessionKey][]store.UserAct, bad map[sessionKey]bool) cortex.SignalStat {
 	s := cortex.SignalStat{Lens: lens, Signal: sig, Sessions: len(carriers)}
 	for k := range carriers {
 		if judged[k] != nil {

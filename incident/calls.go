@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/toolcall"
 )
 
@@ -27,7 +27,7 @@ const (
 // stored facts (class, operation, failure line), the user's refusal of it,
 // the failure that cancelled it and whether it was recovered.
 type tcall struct {
-	sqlite.SessionCall
+	store.SessionCall
 	// Cause is the failed call that cancelled a sibling (its event id).
 	Cause int64
 	// Recovered is set when the same operation later succeeded in the
@@ -59,7 +59,7 @@ func programs(cmdline string) []string { return toolcall.Programs(cmdline) }
 // a sibling cancellation names its cause, and a failure whose operation
 // later succeeded in the same thread is recovered. Acts are the session's
 // user events (rejections and clarifications name the calls they refused).
-func classifyCalls(calls []sqlite.SessionCall, texts bool, acts []act) []tcall {
+func classifyCalls(calls []store.SessionCall, texts bool, acts []act) []tcall {
 	refused := map[string]string{}
 	for _, a := range acts {
 		if a.CallID != "" && (a.Kind == cortex.UserRejection || a.Kind == cortex.UserClarify) {
@@ -111,7 +111,7 @@ func classifyCalls(calls []sqlite.SessionCall, texts bool, acts []act) []tcall {
 // classifyRead classifies calls read from the call index (facts, no
 // texts); the texts of calls whose facts are of other rules are read
 // first, to derive them.
-func classifyRead(ctx context.Context, db *sqlite.DB, cs []sqlite.SessionCall, acts []act) ([]tcall, error) {
+func classifyRead(ctx context.Context, db Store, cs []store.SessionCall, acts []act) ([]tcall, error) {
 	var stale []int64
 	for _, c := range cs {
 		if c.FactsVersion != toolcall.Version {
@@ -133,7 +133,7 @@ func classifyRead(ctx context.Context, db *sqlite.DB, cs []sqlite.SessionCall, a
 }
 
 // setTexts gives a call read from the index its texts and outcome.
-func setTexts(c *sqlite.SessionCall, t sqlite.CallTexts) {
+func setTexts(c *store.SessionCall, t store.CallTexts) {
 	c.Status, c.ExitCode, c.Arguments, c.Output, c.ErrorText = t.Status, t.ExitCode, t.Arguments, t.Output, t.ErrorText
 	if c.Why == "" && c.FactsVersion == toolcall.Version {
 		c.Why = t.Why
@@ -142,7 +142,7 @@ func setTexts(c *sqlite.SessionCall, t sqlite.CallTexts) {
 
 // withTexts reads the texts of the calls pick selects that were read
 // without them (for bundles: failures, a skill's own commands).
-func withTexts(ctx context.Context, db *sqlite.DB, calls []tcall, pick func(tcall) bool) error {
+func withTexts(ctx context.Context, db Store, calls []tcall, pick func(tcall) bool) error {
 	var ids []int64
 	for _, c := range calls {
 		if !c.texts && pick(c) {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
 )
 
 // Bounds of the engine.
@@ -43,9 +42,9 @@ type Lens interface {
 	// candidates returns the members found in the newest capRows
 	// candidate rows, how many rows it scanned (at most capRows) and
 	// whether more were left.
-	candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error)
+	candidates(ctx context.Context, db Store, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error)
 	// detect sets the signals, anchors and event counts of groups.
-	detect(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, groups []*group, window time.Duration) error
+	detect(ctx context.Context, db Store, p *cortex.IncidentParams, groups []*group, window time.Duration) error
 	// isIncident says whether a detected group is listed.
 	isIncident(g *group, p *cortex.IncidentParams) bool
 	// score and label rate a detected group.
@@ -54,7 +53,7 @@ type Lens interface {
 	// subject copies the key's subject into the incident.
 	subject(k groupKey, inc *cortex.Incident)
 	// extras adds the lens's own evidence to a bundle.
-	extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error
+	extras(ctx context.Context, db Store, g *group, b *cortex.Bundle) error
 	// subjectFirst says whether p names the lens's subject (a skill, an
 	// MCP server or tool, a hook): investigations then show the top
 	// incident only, and usage when there is no incident.
@@ -64,9 +63,9 @@ type Lens interface {
 	// usage reports how much the named subject was used in the range
 	// (events, sessions) and any usage rows to show; zero events means
 	// no usage (an investigation then answers no data).
-	usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (usageReport, error)
+	usage(ctx context.Context, db Store, p *cortex.IncidentParams) (usageReport, error)
 	// suggest explains an empty answer with lens-specific hints.
-	suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (string, []string)
+	suggest(ctx context.Context, db Store, p *cortex.IncidentParams) (string, []string)
 }
 
 // grouper is implemented by lenses that form their own groups from the
@@ -75,14 +74,14 @@ type Lens interface {
 // overlaps the range — so a --since that cuts into a group changes
 // neither its id nor its score.
 type grouper interface {
-	group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error)
+	group(ctx context.Context, db Store, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error)
 }
 
 // matcher is implemented by lenses whose subject is resolved against the
 // store (MCP targets, hook names): matched says what p resolved to ("MCP
 // server labby"), "" when nothing matched.
 type matcher interface {
-	matched(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) string
+	matched(ctx context.Context, db Store, p *cortex.IncidentParams) string
 }
 
 // usageReport is a subject's use without a negative signal.
@@ -96,13 +95,13 @@ type usageReport struct {
 
 // Engine finds incidents in the store through a lens.
 type Engine struct {
-	db *sqlite.DB
+	db Store
 	// CandidateCap bounds candidate scans (CandidateCap by default).
 	CandidateCap int
 }
 
 // New returns an engine over db.
-func New(db *sqlite.DB) *Engine { return &Engine{db: db, CandidateCap: CandidateCap} }
+func New(db Store) *Engine { return &Engine{db: db, CandidateCap: CandidateCap} }
 
 // Lenses returns the lenses by name.
 func Lenses() map[string]Lens {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -74,9 +74,9 @@ func (abuseLens) prepare(p *cortex.IncidentParams) error {
 // context, no quotations, no term talked about rather than used). It
 // returns the rows scanned (at most capRows), the matches with their
 // strongest term and intensity, and whether older candidates were left.
-func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, terms []string, capRows int) ([]sqlite.TextCandidate, []voice.Reading, int, bool, error) {
+func termMatches(ctx context.Context, db Store, f store.CandidateFilter, terms []string, capRows int) ([]store.TextCandidate, []voice.Reading, int, bool, error) {
 	f.Limit = capRows + 1
-	rows, complete, err := db.UserTextMatches(ctx, sqlite.TermsQuery(terms), f)
+	rows, complete, err := db.UserTextMatches(ctx, terms, f)
 	if err != nil {
 		return nil, nil, 0, false, err
 	}
@@ -101,7 +101,7 @@ func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, t
 		}
 	}
 	set := phrase.NewSet(terms...)
-	var kept []sqlite.TextCandidate
+	var kept []store.TextCandidate
 	var found []voice.Reading
 	for _, r := range rows {
 		text, ok := words[r.ID]
@@ -118,8 +118,8 @@ func termMatches(ctx context.Context, db *sqlite.DB, f sqlite.CandidateFilter, t
 	return kept, found, len(rows), truncated, nil
 }
 
-func (abuseLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
-	rows, reads, scanned, truncated, err := termMatches(ctx, db, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project,
+func (abuseLens) candidates(ctx context.Context, db Store, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+	rows, reads, scanned, truncated, err := termMatches(ctx, db, store.CandidateFilter{Tool: p.Tool, Project: p.Project,
 		Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until}, p.Terms, capRows)
 	if err != nil {
 		return nil, 0, false, err
@@ -133,7 +133,7 @@ func (abuseLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 }
 
 // detect: every member is an anchor of the abuse_term signal.
-func (abuseLens) detect(_ context.Context, _ *sqlite.DB, _ *cortex.IncidentParams, groups []*group, _ time.Duration) error {
+func (abuseLens) detect(_ context.Context, _ Store, _ *cortex.IncidentParams, groups []*group, _ time.Duration) error {
 	for _, g := range groups {
 		g.EventCount = len(g.Members)
 		g.SignalEnd = g.Last
@@ -162,7 +162,7 @@ func (abuseLens) label(score float64) string { return abuseLabel(score) }
 
 func (abuseLens) subject(groupKey, *cortex.Incident) {}
 
-func (abuseLens) extras(context.Context, *sqlite.DB, *group, *cortex.Bundle) error { return nil }
+func (abuseLens) extras(context.Context, Store, *group, *cortex.Bundle) error { return nil }
 
 // Bounds of abuse-term searches.
 const (
@@ -197,7 +197,7 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 	if err != nil {
 		return cortex.AbuseMatches{}, err
 	}
-	rows, reads, scanned, truncated, err := termMatches(ctx, e.db, sqlite.CandidateFilter{Tool: ip.Tool, Project: ip.Project,
+	rows, reads, scanned, truncated, err := termMatches(ctx, e.db, store.CandidateFilter{Tool: ip.Tool, Project: ip.Project,
 		Session: ip.Session, Host: ip.Host, Since: ip.Since, Until: ip.Until}, ip.Terms, e.candidateCap())
 	if err != nil {
 		return cortex.AbuseMatches{}, err
@@ -221,7 +221,7 @@ func (e *Engine) AbuseMatches(ctx context.Context, p cortex.AbuseParams) (cortex
 		}
 		m := cortex.AbuseMatch{Term: reads[i].Terms[0], Entry: entry[0], Before: []cortex.EvidenceRow{}, After: []cortex.EvidenceRow{}}
 		m.Entry.Term = m.Term
-		s := sqlite.SessionScope{Tool: r.Tool, Session: r.Session, Host: r.Host}
+		s := store.SessionScope{Tool: r.Tool, Session: r.Session, Host: r.Host}
 		if before > 0 {
 			if m.Before, err = e.db.SessionRowsBefore(ctx, s, r.Timestamp, r.ID, before); err != nil {
 				return out, err
@@ -254,10 +254,10 @@ func (abuseLens) subjectFirst(*cortex.IncidentParams) bool { return false }
 
 func (abuseLens) describe(*cortex.IncidentParams) string { return "the selection" }
 
-func (abuseLens) usage(context.Context, *sqlite.DB, *cortex.IncidentParams) (usageReport, error) {
+func (abuseLens) usage(context.Context, Store, *cortex.IncidentParams) (usageReport, error) {
 	return usageReport{}, nil
 }
 
-func (abuseLens) suggest(context.Context, *sqlite.DB, *cortex.IncidentParams) (string, []string) {
+func (abuseLens) suggest(context.Context, Store, *cortex.IncidentParams) (string, []string) {
 	return "no abuse terms found in user messages with these filters", []string{"search other terms (terms=…)"}
 }

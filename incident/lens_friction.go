@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -42,7 +42,7 @@ func (frictionLens) prepare(p *cortex.IncidentParams) error {
 	return nil
 }
 
-func (frictionLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+func (frictionLens) candidates(ctx context.Context, db Store, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
 	// Only acts that can be friction are candidates when the stored
 	// readings are this binary's (else every act is: a store not yet
 	// refreshed after an upgrade). A session's other acts are read with it.
@@ -50,19 +50,19 @@ func (frictionLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Inc
 	if err != nil {
 		return nil, 0, false, err
 	}
-	rows, err := db.UserActKeys(ctx, sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+	rows, err := db.UserActKeys(ctx, store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
 		Host: p.Host, Since: p.Since, Until: p.Until, Limit: capRows + 1}, current)
 	if err != nil {
 		return nil, 0, false, err
 	}
-	ms, n, truncated := toMembers(rows, capRows, func(a sqlite.UserAct) member {
+	ms, n, truncated := toMembers(rows, capRows, func(a store.UserAct) member {
 		return member{ID: a.ID, LogID: a.LogID, At: a.Timestamp, Kind: a.Kind,
 			Key: groupKey{Tool: a.Tool, Host: a.Host, Project: a.Project, Session: a.Session}}
 	})
 	return ms, n, truncated, nil
 }
 
-func (frictionLens) detect(context.Context, *sqlite.DB, *cortex.IncidentParams, []*group, time.Duration) error {
+func (frictionLens) detect(context.Context, Store, *cortex.IncidentParams, []*group, time.Duration) error {
 	return nil
 }
 
@@ -210,7 +210,7 @@ type frictionGroup struct {
 // group reads every session the candidates touch, whole, finds its
 // friction acts, groups them by gap, charges each group to what was active,
 // and returns the groups that overlap the range.
-func (l frictionLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error) {
+func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error) {
 	vr := newVoiceReader(db)
 	var wantSkills map[string]bool
 	if p.Skill != "" {
@@ -261,7 +261,7 @@ func (l frictionLens) group(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 		calls []tcall
 	}
 	var charges []charge
-	var hookReads []sqlite.CallWindow
+	var hookReads []store.CallWindow
 	var out []*group
 	for _, ss := range sessions {
 		sv := ss.sv
@@ -291,7 +291,7 @@ func (l frictionLens) group(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 			g.lens = fg
 			detectFriction(g, fg)
 			charges = append(charges, charge{g: g, sv: sv, calls: calls})
-			hookReads = append(hookReads, sqlite.CallWindow{Scope: sv.scope, From: g.First.Add(-window), To: g.Last})
+			hookReads = append(hookReads, store.CallWindow{Scope: sv.scope, From: g.First.Add(-window), To: g.Last})
 		}
 	}
 	// Each group is charged to what was active, hooks included (the
@@ -340,7 +340,7 @@ func detectFriction(g *group, fg *frictionGroup) {
 // acts: the skill runs whose scope covers it (or whose reaction it is),
 // the MCP tool the user refused or that ran last before the act in its
 // turn, and a hook that failed or blocked in the turn before it.
-func attribute(g *group, sv *sessionView, calls []tcall, hooks []sqlite.HookRun) []cortex.Attribution {
+func attribute(g *group, sv *sessionView, calls []tcall, hooks []store.HookRun) []cortex.Attribution {
 	byKey := map[[2]string]*cortex.Attribution{}
 	var order [][2]string
 	charge := func(kind, name, why string) {
@@ -493,7 +493,7 @@ func (frictionLens) label(score float64) string { return skillLabel(score) }
 
 func (frictionLens) subject(groupKey, *cortex.Incident) {}
 
-func (frictionLens) extras(context.Context, *sqlite.DB, *group, *cortex.Bundle) error { return nil }
+func (frictionLens) extras(context.Context, Store, *group, *cortex.Bundle) error { return nil }
 
 func (frictionLens) subjectFirst(*cortex.IncidentParams) bool { return false }
 
@@ -504,11 +504,11 @@ func (frictionLens) describe(p *cortex.IncidentParams) string {
 	return "the selection"
 }
 
-func (frictionLens) usage(context.Context, *sqlite.DB, *cortex.IncidentParams) (usageReport, error) {
+func (frictionLens) usage(context.Context, Store, *cortex.IncidentParams) (usageReport, error) {
 	return usageReport{}, nil
 }
 
-func (frictionLens) suggest(_ context.Context, _ *sqlite.DB, p *cortex.IncidentParams) (string, []string) {
+func (frictionLens) suggest(_ context.Context, _ Store, p *cortex.IncidentParams) (string, []string) {
 	var out []string
 	if p.Skill != "" {
 		out = append(out, "drop the skill filter: friction charged to nothing else is listed without it")

@@ -13,7 +13,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/findings"
 	"github.com/cortexhq/cortex/phrase"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // hookLens finds hooks that went wrong: hook runs that failed, timed out,
@@ -196,7 +196,7 @@ type hookMatch struct {
 // it equals, else the names whose matcher it equals ("bash" selects
 // PreToolUse:Bash and PostToolUse:Bash). Nothing matching yields an empty
 // (non-nil) selection.
-func resolveHook(typed string, stored []sqlite.HookName) hookMatch {
+func resolveHook(typed string, stored []store.HookName) hookMatch {
 	ev, rest, hasRest := splitHookName(typed)
 	cev, crest, ctyped := canonHook(ev), canonHook(rest), canonHook(typed)
 	var events, names []string
@@ -242,7 +242,7 @@ func resolveHook(typed string, stored []sqlite.HookName) hookMatch {
 
 // resolveEvent resolves a typed hook event (case- and
 // separator-insensitively) to the stored events it names.
-func resolveEvent(typed string, stored []sqlite.HookName) []string {
+func resolveEvent(typed string, stored []store.HookName) []string {
 	out := []string{}
 	for _, n := range stored {
 		if canonHook(n.Event) == canonHook(typed) && !slices.Contains(out, n.Event) {
@@ -282,8 +282,8 @@ func intersect(a, b []string) []string {
 // stored event or name, p.Hook (and p.HookEvent) are rewritten to it: the
 // answer then says what matched (describe), and resolving again is a
 // no-op.
-func (hookLens) filter(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (sqlite.HookFilter, error) {
-	f := sqlite.HookFilter{CandidateFilter: sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+func (hookLens) filter(ctx context.Context, db Store, p *cortex.IncidentParams) (store.HookFilter, error) {
+	f := store.HookFilter{CandidateFilter: store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
 		Host: p.Host, Since: p.Since, Until: p.Until}, Source: p.HookSource, EvidenceKind: p.EvidenceKind}
 	if p.Hook == "" && p.HookEvent == "" {
 		return f, nil
@@ -327,7 +327,7 @@ func hookKind(meta map[string]string) string {
 	return hookKindRuntime
 }
 
-func (l hookLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+func (l hookLens) candidates(ctx context.Context, db Store, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
 	f, err := l.filter(ctx, db, p)
 	if err != nil {
 		return nil, 0, false, err
@@ -340,7 +340,7 @@ func (l hookLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incid
 		if err != nil {
 			return nil, 0, false, err
 		}
-		ms, scanned, truncated = toMembers(cs, capRows, func(c sqlite.HookCandidate) member {
+		ms, scanned, truncated = toMembers(cs, capRows, func(c store.HookCandidate) member {
 			return member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: hookKind(c.Meta), Key: groupKey{
 				Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Event, c.Name, c.Source}}}
 		})
@@ -403,7 +403,7 @@ func hookMatcher(m string) (*regexp.Regexp, bool) {
 
 // configMatcher is the matcher of a configuration row: its metadata, else
 // the part of its name after "<Event>:".
-func configMatcher(c sqlite.HookCandidate) string {
+func configMatcher(c store.HookCandidate) string {
 	if m, ok := c.Meta["matcher"]; ok {
 		return m
 	}
@@ -442,7 +442,7 @@ func nameMatches(name, event string, re *regexp.Regexp) bool {
 // (configured hook, session), anchored on the first trigger. cut is set
 // when a bound stopped the search (capRows members, maxNotInvokedChecks
 // sessions checked).
-func notInvokedMembers(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, cfg []sqlite.HookCandidate, capRows int) (out []member, cut bool, err error) {
+func notInvokedMembers(ctx context.Context, db Store, p *cortex.IncidentParams, cfg []store.HookCandidate, capRows int) (out []member, cut bool, err error) {
 	checks := 0
 	for _, c := range cfg {
 		if c.EvidenceKind != cortex.EvidenceConfig || !notInvokedEvents[c.Event] || c.Command == "" ||
@@ -478,7 +478,7 @@ func notInvokedMembers(ctx context.Context, db *sqlite.DB, p *cortex.IncidentPar
 		if project == "" {
 			project = p.Project
 		}
-		sessions, err := db.SessionsBetween(ctx, sqlite.SessionFilter{Tool: c.Tool, Host: c.Host, Project: project,
+		sessions, err := db.SessionsBetween(ctx, store.SessionFilter{Tool: c.Tool, Host: c.Host, Project: project,
 			Session: p.Session, After: first, Before: last, Since: p.Since, Until: p.Until, Limit: maxExpectedSessions})
 		if err != nil {
 			return nil, false, err
@@ -490,12 +490,12 @@ func notInvokedMembers(ctx context.Context, db *sqlite.DB, p *cortex.IncidentPar
 			if checks++; checks > maxNotInvokedChecks {
 				return out, true, nil
 			}
-			s := sqlite.SessionScope{Tool: c.Tool, Session: sess.Session, Host: c.Host}
+			s := store.SessionScope{Tool: c.Tool, Session: sess.Session, Host: c.Host}
 			recs, err := db.SessionHookRecords(ctx, s)
 			if err != nil {
 				return nil, false, err
 			}
-			if !recordsHookRuns(recs, c.Event) || slices.ContainsFunc(recs, func(r sqlite.HookRecord) bool {
+			if !recordsHookRuns(recs, c.Event) || slices.ContainsFunc(recs, func(r store.HookRecord) bool {
 				return r.Event == c.Event && nameMatches(r.Name, c.Event, re)
 			}) {
 				continue
@@ -523,7 +523,7 @@ func notInvokedMembers(ctx context.Context, db *sqlite.DB, p *cortex.IncidentPar
 // hook_progress records (2.1.7–2.1.50) and hook_* attachments (2.1.101 on).
 // A session of a version that records none tells nothing about a missing
 // run.
-func recordsHookRuns(recs []sqlite.HookRecord, event string) bool {
+func recordsHookRuns(recs []store.HookRecord, event string) bool {
 	for _, r := range recs {
 		if event == "Stop" || r.Kind != hookKindStopSummary {
 			return true
@@ -536,7 +536,7 @@ func recordsHookRuns(recs []sqlite.HookRecord, event string) bool {
 // trigger a hook event under matcher re: matching tool calls (PreToolUse,
 // PostToolUse), user prompts (UserPromptSubmit, Stop), the session's first
 // row (SessionStart, when the matcher admits "startup").
-func hookTriggers(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, event string, re *regexp.Regexp, from, to time.Time, limit int) ([]textRow, error) {
+func hookTriggers(ctx context.Context, db Store, s store.SessionScope, event string, re *regexp.Regexp, from, to time.Time, limit int) ([]textRow, error) {
 	var out []textRow
 	switch event {
 	case "PreToolUse", "PostToolUse":
@@ -606,7 +606,7 @@ var toolHookEvents = map[string]bool{
 // user rows, and its tool calls when a group needs them (a tool hook that
 // ran often enough to be "too often", a hook_not_invoked group) — then
 // runs the detectors per group. Configuration-only groups carry no signal.
-func (hookLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
+func (hookLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
 	for _, sg := range bySession(groups) {
 		k := sg[0].Key
 		if k.Session == "" {
@@ -615,7 +615,7 @@ func (hookLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPar
 			}
 			continue
 		}
-		s := sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
+		s := store.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
 		from, to := sg[0].First.Add(-window), sg[0].Last.Add(window)
 		var ids []int64
 		for _, g := range sg {
@@ -1000,7 +1000,7 @@ func (hookLens) subject(k groupKey, inc *cortex.Incident) {
 // extras adds the group's hook events (the first 25: runtime runs, or the
 // configured entry behind a configuration-based group), and the session's
 // tool calls and MCP calls in the correlation window (the first 25 each).
-func (hookLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error {
+func (hookLens) extras(ctx context.Context, db Store, g *group, b *cortex.Bundle) error {
 	var ids []int64
 	for _, m := range g.Members {
 		if slices.Contains(ids, m.ID) {
@@ -1024,7 +1024,7 @@ func (hookLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.B
 	if g.Key.Session == "" {
 		return nil
 	}
-	s := sqlite.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}
+	s := store.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}
 	corr := time.Duration(b.CorrelationWindowMinutes) * time.Minute
 	first, last := g.span()
 	from, to := first.Add(-corr), maxTime(last, g.SignalEnd).Add(corr)
@@ -1066,7 +1066,7 @@ const maxMatchedNames = 5
 // events ("hook PostToolUse:Bash", "hook event PostToolUse (PostToolUse:Bash,
 // PostToolUse:Read)", "hooks PreToolUse:Bash, PostToolUse:Bash"), or ""
 // when it names none (for Investigation.Matched).
-func (l hookLens) matched(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) string {
+func (l hookLens) matched(ctx context.Context, db Store, p *cortex.IncidentParams) string {
 	if !l.subjectFirst(p) {
 		return ""
 	}
@@ -1115,7 +1115,7 @@ const configOnlyNoun = "configured entries and no runtime hook runs (config_inve
 // usage counts the selected hook's runtime runs and sessions in the range.
 // When it has no run but is configured, the configuration rows are the
 // usage, and the noun says they are configuration only.
-func (l hookLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (usageReport, error) {
+func (l hookLens) usage(ctx context.Context, db Store, p *cortex.IncidentParams) (usageReport, error) {
 	f, err := l.filter(ctx, db, p)
 	if err != nil {
 		return usageReport{}, err
@@ -1134,7 +1134,7 @@ func (l hookLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentPa
 // the hook is configured without any recorded run (configuration is not
 // proof it ran; Codex and Gemini record no hook runs), and how to list
 // hooks.
-func (l hookLens) suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (string, []string) {
+func (l hookLens) suggest(ctx context.Context, db Store, p *cortex.IncidentParams) (string, []string) {
 	var out []string
 	msg := fmt.Sprintf("no hook runs match %s with these filters", l.describe(p))
 	if f, err := l.filter(ctx, db, p); err == nil {

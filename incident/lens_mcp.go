@@ -10,7 +10,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/findings"
 	"github.com/cortexhq/cortex/phrase"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -128,7 +128,7 @@ func mergeSubject(p *cortex.IncidentParams, param, value, server, tool string) e
 // subject's (a server name holding "__" splits differently). It rewrites
 // p.MCPServer and p.MCPTool to the stored spelling and reports whether
 // the subject names stored calls. It is idempotent.
-func resolveMCP(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (bool, error) {
+func resolveMCP(ctx context.Context, db Store, p *cortex.IncidentParams) (bool, error) {
 	if p.MCPServer == "" && p.MCPTool == "" {
 		return true, nil
 	}
@@ -136,13 +136,13 @@ func resolveMCP(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (b
 	if err != nil {
 		return false, err
 	}
-	match := func(eq func(a, b string) bool) (sqlite.MCPName, bool) {
+	match := func(eq func(a, b string) bool) (store.MCPName, bool) {
 		for _, n := range names {
 			if (p.MCPServer == "" || eq(n.Server, p.MCPServer)) && (p.MCPTool == "" || eq(n.Tool, p.MCPTool)) {
 				return n, true
 			}
 		}
-		return sqlite.MCPName{}, false
+		return store.MCPName{}, false
 	}
 	n, ok := match(func(a, b string) bool { return a == b })
 	if !ok {
@@ -173,8 +173,8 @@ func resolveMCP(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (b
 	return true, nil
 }
 
-func mcpFilter(p *cortex.IncidentParams, limit int) sqlite.MCPFilter {
-	return sqlite.MCPFilter{CandidateFilter: sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+func mcpFilter(p *cortex.IncidentParams, limit int) store.MCPFilter {
+	return store.MCPFilter{CandidateFilter: store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
 		Host: p.Host, Since: p.Since, Until: p.Until, Limit: limit}, Server: p.MCPServer, MCPTool: p.MCPTool}
 }
 
@@ -182,7 +182,7 @@ func mcpFilter(p *cortex.IncidentParams, limit int) sqlite.MCPFilter {
 // that usage, suggestions and Matched see them) and lists the newest MCP
 // calls. A member's kind is its call id: with its instant it identifies
 // the call across re-indexing.
-func (mcpLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+func (mcpLens) candidates(ctx context.Context, db Store, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
 	if _, err := resolveMCP(ctx, db, p); err != nil {
 		return nil, 0, false, err
 	}
@@ -190,7 +190,7 @@ func (mcpLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incident
 	if err != nil {
 		return nil, 0, false, err
 	}
-	ms, n, truncated := toMembers(cs, capRows, func(c sqlite.MCPCandidate) member {
+	ms, n, truncated := toMembers(cs, capRows, func(c store.MCPCandidate) member {
 		return member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: c.CallID, Key: groupKey{
 			Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Server, c.MCPTool}}}
 	})
@@ -211,7 +211,7 @@ type mcpCall struct {
 	ErrorText string
 }
 
-func toMCPCall(c sqlite.ToolCall) mcpCall {
+func toMCPCall(c store.ToolCall) mcpCall {
 	out := toCall(c)
 	failed := c.IsError || c.Status == cortex.CallError || (c.ExitCode != nil && *c.ExitCode != 0)
 	m := mcpCall{ID: c.ID, LogID: out.LogID, At: c.Timestamp, Failed: failed,
@@ -236,7 +236,7 @@ type mcpInput struct {
 // detect reads each session's members' outcomes and user rows once (over
 // the span of all its groups) and each group's assistant rows, then runs
 // the detectors per group. Every read goes through a narrow index.
-func (mcpLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
+func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
 	for _, sg := range bySession(groups) {
 		var ids []int64
 		for _, g := range sg {
@@ -278,7 +278,7 @@ func (mcpLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPara
 		}
 		// What the user typed, once for the session; assistant prose (far
 		// more of it) per group.
-		s := sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
+		s := store.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
 		from, to := mcpSpan(sg[0], window)
 		for _, g := range sg[1:] {
 			f, t := mcpSpan(g, window)
@@ -315,7 +315,7 @@ func (mcpLens) detect(ctx context.Context, db *sqlite.DB, _ *cortex.IncidentPara
 // something about a server (see mcpClaimRows) once, over the spans of the
 // groups whose server answered a call. It returns nil, and the caller reads
 // per group, when the span holds more rows than one read returns.
-func mcpAssistantRows(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, sg []*group, byServer map[string][]mcpCall, window time.Duration) ([]textRow, error) {
+func mcpAssistantRows(ctx context.Context, db Store, s store.SessionScope, sg []*group, byServer map[string][]mcpCall, window time.Duration) ([]textRow, error) {
 	var from, to time.Time
 	for _, g := range sg {
 		if !serverAnswered(byServer[g.Key.Subject[0]]) {
@@ -650,7 +650,7 @@ func (mcpLens) subject(k groupKey, inc *cortex.Incident) {
 // the call row proving it happened and the result row proving how it
 // ended, and the session's other MCP calls in the correlation window (the
 // first 25).
-func (mcpLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error {
+func (mcpLens) extras(ctx context.Context, db Store, g *group, b *cortex.Bundle) error {
 	ids := make([]int64, 0, min(len(g.Members), capMCPEvents))
 	own := make(map[int64]bool, len(g.Members))
 	for _, m := range g.Members {
@@ -675,7 +675,7 @@ func (mcpLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bu
 	}
 	corr := time.Duration(b.CorrelationWindowMinutes) * time.Minute
 	first, last := g.span()
-	s := sqlite.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}
+	s := store.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}
 	calls, err := db.SessionMCPCalls(ctx, s, first.Add(-corr), maxTime(last, g.SignalEnd).Add(corr), sessionToolCallsCap)
 	if err != nil {
 		return err
@@ -728,7 +728,7 @@ func (mcpLens) describe(p *cortex.IncidentParams) string {
 // matched says what the subject resolved to among the stored MCP calls
 // ("MCP server labby", "MCP tool labby/search"), or "" when it names none
 // (for Investigation.Matched).
-func (l mcpLens) matched(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) string {
+func (l mcpLens) matched(ctx context.Context, db Store, p *cortex.IncidentParams) string {
 	if !l.subjectFirst(p) {
 		return ""
 	}
@@ -746,7 +746,7 @@ func (l mcpLens) matched(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 }
 
 // usage counts the subject's MCP calls and sessions in the range.
-func (mcpLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (usageReport, error) {
+func (mcpLens) usage(ctx context.Context, db Store, p *cortex.IncidentParams) (usageReport, error) {
 	if _, err := resolveMCP(ctx, db, p); err != nil {
 		return usageReport{}, err
 	}
@@ -757,7 +757,7 @@ func (mcpLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParam
 	return usageReport{Events: u.Calls, Sessions: u.Sessions, Noun: "MCP calls"}, nil
 }
 
-func (l mcpLens) suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (string, []string) {
+func (l mcpLens) suggest(ctx context.Context, db Store, p *cortex.IncidentParams) (string, []string) {
 	var out []string
 	if _, err := resolveMCP(ctx, db, p); err == nil && (p.MCPServer != "" || p.MCPTool != "") {
 		if p.MCPServer != "" && p.MCPTool != "" {
@@ -773,9 +773,9 @@ func (l mcpLens) suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 
 // nearestMCP suggests stored servers near the server asked for and stored
 // server/tool names near the tool asked for.
-func nearestMCP(server, tool string, names []sqlite.MCPName) []string {
+func nearestMCP(server, tool string, names []store.MCPName) []string {
 	var out []string
-	if server != "" && !slices.ContainsFunc(names, func(n sqlite.MCPName) bool { return n.Server == server }) {
+	if server != "" && !slices.ContainsFunc(names, func(n store.MCPName) bool { return n.Server == server }) {
 		var servers []string
 		for _, n := range names {
 			if len(servers) == 0 || servers[len(servers)-1] != n.Server {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -35,7 +35,7 @@ func (skillLens) prepare(p *cortex.IncidentParams) error {
 
 // skillNames resolves a skill as typed ("search") to the stored names it
 // stands for (see sqlite.SkillNamesMatching).
-func skillNames(ctx context.Context, db *sqlite.DB, skill string) ([]string, error) {
+func skillNames(ctx context.Context, db Store, skill string) ([]string, error) {
 	return db.SkillNamesMatching(ctx, skill)
 }
 
@@ -45,8 +45,8 @@ func skillNames(ctx context.Context, db *sqlite.DB, skill string) ([]string, err
 // runs that overlap the range.
 const runLookback = 2 * time.Hour
 
-func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
-	f := sqlite.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since,
+func (skillLens) candidates(ctx context.Context, db Store, p *cortex.IncidentParams, capRows int) ([]member, int, bool, error) {
+	f := store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since,
 		Until: p.Until, Skill: p.Skill, Plugin: p.Plugin, Limit: capRows + 1}
 	if !f.Since.IsZero() {
 		f.Since = f.Since.Add(-runLookback)
@@ -65,7 +65,7 @@ func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 	if err != nil {
 		return nil, 0, false, err
 	}
-	ms, n, truncated := toMembers(cs, capRows, func(c sqlite.SkillCandidate) member {
+	ms, n, truncated := toMembers(cs, capRows, func(c store.SkillCandidate) member {
 		return member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: c.Kind, Key: groupKey{
 			Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Skill, c.Plugin}}}
 	})
@@ -73,7 +73,7 @@ func (skillLens) candidates(ctx context.Context, db *sqlite.DB, p *cortex.Incide
 }
 
 // detect is done by group: a run is detected as it is scoped.
-func (skillLens) detect(context.Context, *sqlite.DB, *cortex.IncidentParams, []*group, time.Duration) error {
+func (skillLens) detect(context.Context, Store, *cortex.IncidentParams, []*group, time.Duration) error {
 	return nil
 }
 
@@ -88,7 +88,7 @@ type skillGroup struct {
 // runs and returns the runs that overlap the range and match the filters.
 // A run is one group whatever the range cuts: its id and score do not
 // depend on --since.
-func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error) {
+func (l skillLens) group(ctx context.Context, db Store, p *cortex.IncidentParams, ms []member, window time.Duration) ([]*group, error) {
 	vr := newVoiceReader(db)
 	want := map[string]bool{}
 	if p.Skill != "" {
@@ -122,7 +122,7 @@ func (l skillLens) group(ctx context.Context, db *sqlite.DB, p *cortex.IncidentP
 			if !p.Until.IsZero() && !r.Start.Before(p.Until) || !r.End.IsZero() && !p.Since.IsZero() && r.End.Before(p.Since) {
 				continue
 			}
-			if len(want) > 0 && !want[r.Name] && !slices.ContainsFunc(r.Events, func(e sqlite.SessionSkill) bool { return want[e.Skill] }) {
+			if len(want) > 0 && !want[r.Name] && !slices.ContainsFunc(r.Events, func(e store.SessionSkill) bool { return want[e.Skill] }) {
 				continue
 			}
 			if p.Plugin != "" && !strings.EqualFold(r.Plugin, p.Plugin) {
@@ -252,11 +252,11 @@ func overlaps(from, to, since, until time.Time) bool {
 
 // sessionScopes returns the distinct sessions of members (those with a
 // session id), in a stable order.
-func sessionScopes(ms []member) []sqlite.SessionScope {
-	var out []sqlite.SessionScope
+func sessionScopes(ms []member) []store.SessionScope {
+	var out []store.SessionScope
 	for _, k := range sessionKeys(ms) {
 		if k.Session != "" { // events without a session cannot be scoped
-			out = append(out, sqlite.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host})
+			out = append(out, store.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host})
 		}
 	}
 	return out
@@ -431,7 +431,7 @@ func failuresCount(failed []tcall, corrections []time.Time) bool {
 // activations counts a run's explicit loads (a Skill call, a typed
 // command, an injected body, a Codex block, read or announcement; one body
 // and the call that loaded it are one load), at least one.
-func activations(evs []sqlite.SessionSkill) int {
+func activations(evs []store.SessionSkill) int {
 	explicit, bodies := 0, 0
 	for _, e := range evs {
 		switch e.Kind {
@@ -495,7 +495,7 @@ const (
 
 // extras adds the run's skill events (the first 25, chronological), the
 // failed calls of its scope and the skill document it loaded.
-func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.Bundle) error {
+func (skillLens) extras(ctx context.Context, db Store, g *group, b *cortex.Bundle) error {
 	_, part, _ := strings.Cut(g.Key.Subject[0], ":")
 	if part == "" {
 		part = g.Key.Subject[0]
@@ -518,7 +518,7 @@ func (skillLens) extras(ctx context.Context, db *sqlite.DB, g *group, b *cortex.
 	}
 	b.Failures, b.FailuresTruncated = capRows(failures, capToolFailures, false)
 	if sg, ok := g.lens.(*skillGroup); ok {
-		doc, err := skillDoc(ctx, db, sqlite.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}, sg.run)
+		doc, err := skillDoc(ctx, db, store.SessionScope{Tool: g.Key.Tool, Session: g.Key.Session, Host: g.Key.Host}, sg.run)
 		if err != nil {
 			return err
 		}
@@ -570,7 +570,7 @@ func (skillLens) describe(p *cortex.IncidentParams) string {
 }
 
 // usage summarizes the selected skills' events in the range.
-func (skillLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (usageReport, error) {
+func (skillLens) usage(ctx context.Context, db Store, p *cortex.IncidentParams) (usageReport, error) {
 	usage, err := db.SkillSummaries(ctx, cortex.SkillEventParams{EventFilter: cortex.EventFilter{Tool: p.Tool,
 		Project: p.Project, Session: p.Session, Host: p.Host, Since: p.Since, Until: p.Until, Limit: 20},
 		Skill: p.Skill, Plugin: p.Plugin})
@@ -584,7 +584,7 @@ func (skillLens) usage(ctx context.Context, db *sqlite.DB, p *cortex.IncidentPar
 	return u, nil
 }
 
-func (l skillLens) suggest(ctx context.Context, db *sqlite.DB, p *cortex.IncidentParams) (string, []string) {
+func (l skillLens) suggest(ctx context.Context, db Store, p *cortex.IncidentParams) (string, []string) {
 	var out []string
 	if p.Skill != "" && p.Plugin != "" {
 		out = append(out, "drop the plugin and filter by skill only")

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Subject kinds of the skill lens: a skill, or a custom slash command
@@ -31,7 +31,7 @@ type skillRun struct {
 	// thread after LastLive (zero: the session had none).
 	End time.Time
 	// Events are the run's skill events (its members).
-	Events []sqlite.SessionSkill
+	Events []store.SessionSkill
 	// Reaction is the index in the session's acts of the user's next typed
 	// prompt after the run (-1: none).
 	Reaction int
@@ -59,7 +59,7 @@ func innermost(r *skillRun, runs []*skillRun, t time.Time) bool {
 // the qualified name. known, when not nil, are the names the store saw
 // loaded as skills: an announced name that is neither known nor loaded in
 // the session maps to "" (not a skill).
-func canonicalNames(evs []sqlite.SessionSkill, known map[string]bool) map[string][2]string {
+func canonicalNames(evs []store.SessionSkill, known map[string]bool) map[string][2]string {
 	qualified := map[string][]string{}
 	loaded := map[string]bool{}
 	plugin := map[string]string{}
@@ -100,7 +100,7 @@ func canonicalNames(evs []sqlite.SessionSkill, known map[string]bool) map[string
 
 // buildRuns scopes a session's skill events (time order) into runs, given
 // its acts (time order).
-func buildRuns(evs []sqlite.SessionSkill, acts []act, known map[string]bool) []*skillRun {
+func buildRuns(evs []store.SessionSkill, acts []act, known map[string]bool) []*skillRun {
 	names := canonicalNames(evs, known)
 	// The main thread's typed prompts bound every run (a subagent works
 	// within the turn that started it).

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Bounds of the per-session reads.
@@ -19,10 +19,10 @@ const (
 // of the human and every skill event (both small), scoped into skill runs.
 // Tool calls are read per span (calls), as they are many.
 type sessionView struct {
-	scope   sqlite.SessionScope
+	scope   store.SessionScope
 	project string
 	acts    []act
-	skills  []sqlite.SessionSkill
+	skills  []store.SessionSkill
 	runs    []*skillRun
 	// truncated is set when a cap cut the session's acts or skill events.
 	truncated bool
@@ -32,17 +32,17 @@ type sessionView struct {
 // store's known skill names (read once, only when an announced skill needs
 // them).
 type voiceReader struct {
-	db    *sqlite.DB
+	db    Store
 	known map[string]bool
 }
 
-func newVoiceReader(db *sqlite.DB) *voiceReader {
+func newVoiceReader(db Store) *voiceReader {
 	return &voiceReader{db: db}
 }
 
 // sessions reads whole sessions (their acts and skill events, many
 // sessions per query) and scopes their runs, in the order given.
-func (v *voiceReader) sessions(ctx context.Context, scopes []sqlite.SessionScope) ([]*sessionView, error) {
+func (v *voiceReader) sessions(ctx context.Context, scopes []store.SessionScope) ([]*sessionView, error) {
 	acts, err := v.db.SessionsUserActs(ctx, scopes, sessionUserRowsCap+1)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (v *voiceReader) sessions(ctx context.Context, scopes []sqlite.SessionScope
 }
 
 // view scopes a session's runs from its acts and skill events.
-func (v *voiceReader) view(ctx context.Context, s sqlite.SessionScope, rows []sqlite.UserAct, skills []sqlite.SessionSkill) (*sessionView, error) {
+func (v *voiceReader) view(ctx context.Context, s store.SessionScope, rows []store.UserAct, skills []store.SessionSkill) (*sessionView, error) {
 	sv := &sessionView{scope: s, skills: skills}
 	if len(rows) > sessionUserRowsCap {
 		rows, sv.truncated = rows[:sessionUserRowsCap], true
@@ -103,9 +103,9 @@ type callRead struct {
 // query) from their stored facts: for each span, the calls made in [from,
 // to] (a zero time leaves a side open) of its threads (all when none).
 func (v *voiceReader) callsMany(ctx context.Context, reads []callRead) ([][]tcall, error) {
-	ws := make([]sqlite.CallWindow, len(reads))
+	ws := make([]store.CallWindow, len(reads))
 	for i, r := range reads {
-		ws[i] = sqlite.CallWindow{Scope: r.sv.scope, From: r.from, To: r.to, Threads: r.threads}
+		ws[i] = store.CallWindow{Scope: r.sv.scope, From: r.from, To: r.to, Threads: r.threads}
 	}
 	got, err := v.db.SessionCallFactsMany(ctx, ws, sessionToolCallsCap)
 	if err != nil {

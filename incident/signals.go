@@ -6,7 +6,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
 
@@ -96,7 +96,7 @@ func (t textRow) mentions(names *phrase.Set) bool {
 // userTexts reads what the human said in a session span: typed prompts
 // and commands, and the reasons they gave when refusing a call (as text
 // rows on their logs rows), and when they interrupted the agent.
-func userTexts(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, from, to time.Time) ([]textRow, []time.Time, error) {
+func userTexts(ctx context.Context, db Store, s store.SessionScope, from, to time.Time) ([]textRow, []time.Time, error) {
 	acts, err := db.SessionUserActs(ctx, s, from, to, sessionUserRowsCap)
 	if err != nil {
 		return nil, nil, err
@@ -119,7 +119,7 @@ func userTexts(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, from, 
 	return texts, interrupts, nil
 }
 
-func toCall(c sqlite.ToolCall) call {
+func toCall(c store.ToolCall) call {
 	out := call{ID: c.ID, At: c.Timestamp, Name: c.ToolName}
 	switch {
 	case c.ResultLogID != nil:

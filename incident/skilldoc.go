@@ -7,7 +7,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/rawcodec"
-	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/transcript"
 )
 
@@ -20,8 +20,8 @@ const maxSkillDoc = 32 << 10
 // command), a Codex <skill> block, or what Codex printed reading the
 // SKILL.md (several partial reads joined in order). Nil when no record
 // shows it.
-func skillDoc(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, r *skillRun) (*cortex.SkillDoc, error) {
-	var reads []sqlite.SessionSkill
+func skillDoc(ctx context.Context, db Store, s store.SessionScope, r *skillRun) (*cortex.SkillDoc, error) {
+	var reads []store.SessionSkill
 	for _, e := range r.Events {
 		switch e.Kind {
 		case cortex.SkillClaudeBody, cortex.SkillClaudeSlash, cortex.SkillCodexBlock:
@@ -61,7 +61,7 @@ func skillDoc(ctx context.Context, db *sqlite.DB, s sqlite.SessionScope, r *skil
 }
 
 // docFromRows reads the document text from rows (joined in order).
-func docFromRows(ctx context.Context, db *sqlite.DB, r *skillRun, e sqlite.SessionSkill, rows []int64, reads bool) (*cortex.SkillDoc, error) {
+func docFromRows(ctx context.Context, db Store, r *skillRun, e store.SessionSkill, rows []int64, reads bool) (*cortex.SkillDoc, error) {
 	raws, err := db.RawRecords(ctx, rows)
 	if err != nil {
 		return nil, err

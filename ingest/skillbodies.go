@@ -27,7 +27,7 @@ const readWait = time.Hour
 // SkillBodyStore is what the skill-body pass needs from the database.
 type SkillBodyStore interface {
 	PendingSkillLoads(ctx context.Context, afterID int64, limit int, all bool) ([]sqlite.SkillLoad, error)
-	SessionSkillEvents(ctx context.Context, s sqlite.SessionScope, limit int) ([]sqlite.SkillEvent, error)
+	SessionSkillEvents(ctx context.Context, s sqlite.SessionScope, limit int) ([]sqlite.SessionSkill, error)
 	RawRecords(ctx context.Context, ids []int64) (map[int64]sqlite.StoredRaw, error)
 	CallResults(ctx context.Context, s sqlite.SessionScope, callLogIDs []int64) (map[int64]sqlite.CallResult, error)
 	NextContextRow(ctx context.Context, s sqlite.SessionScope, t time.Time, afterID int64, within time.Duration) (int64, error)
@@ -79,7 +79,7 @@ func ResolveSkillBodies(ctx context.Context, db SkillBodyStore, opts SkillBodyOp
 		}
 		opts.Codec = c
 	}
-	r := &bodyResolver{db: db, opts: opts, sessions: map[sqlite.SessionScope][]sqlite.SkillEvent{}}
+	r := &bodyResolver{db: db, opts: opts, sessions: map[sqlite.SessionScope][]sqlite.SessionSkill{}}
 	var after int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -113,14 +113,14 @@ func ResolveSkillBodies(ctx context.Context, db SkillBodyStore, opts SkillBodyOp
 				return res, err
 			}
 		}
-		r.sessions = map[sqlite.SessionScope][]sqlite.SkillEvent{} // bounded memory per batch
+		r.sessions = map[sqlite.SessionScope][]sqlite.SessionSkill{} // bounded memory per batch
 	}
 }
 
 type bodyResolver struct {
 	db       SkillBodyStore
 	opts     SkillBodyOptions
-	sessions map[sqlite.SessionScope][]sqlite.SkillEvent
+	sessions map[sqlite.SessionScope][]sqlite.SessionSkill
 }
 
 // loadDoc is a load's normalized body and whether it is known whole.
@@ -129,7 +129,7 @@ type loadDoc struct {
 	complete bool
 }
 
-func (r *bodyResolver) session(ctx context.Context, s sqlite.SessionScope) ([]sqlite.SkillEvent, error) {
+func (r *bodyResolver) session(ctx context.Context, s sqlite.SessionScope) ([]sqlite.SessionSkill, error) {
 	if evs, ok := r.sessions[s]; ok {
 		return evs, nil
 	}
@@ -213,7 +213,7 @@ func normalized(text, args string, complete bool) loadDoc {
 // belongs to: the Skill call's args for a Claude body, the typed command's
 // for a slash-command body or an invoked_skills re-injection (the latest
 // of the session before it).
-func loadArgs(l sqlite.SkillLoad, evs []sqlite.SkillEvent) string {
+func loadArgs(l sqlite.SkillLoad, evs []sqlite.SessionSkill) string {
 	switch l.Kind {
 	case cortex.SkillClaudeBody:
 		src := l.Meta["source_tool_use_id"]
@@ -251,14 +251,14 @@ func (r *bodyResolver) read(ctx context.Context, l sqlite.SkillLoad) (loadDoc, b
 	if err != nil {
 		return loadDoc{}, false, err
 	}
-	var chain []sqlite.SkillEvent
+	var chain []sqlite.SessionSkill
 	for _, e := range evs {
 		if e.Kind == cortex.SkillCodexRead && e.Path == l.Path && e.ID <= l.ID {
 			chain = append(chain, e)
 		}
 	}
-	if !slices.ContainsFunc(chain, func(e sqlite.SkillEvent) bool { return e.ID == l.ID }) {
-		chain = append(chain, l.SkillEvent)
+	if !slices.ContainsFunc(chain, func(e sqlite.SessionSkill) bool { return e.ID == l.ID }) {
+		chain = append(chain, l.SessionSkill)
 	}
 	ids := make([]int64, len(chain))
 	for i, e := range chain {
@@ -268,7 +268,7 @@ func (r *bodyResolver) read(ctx context.Context, l sqlite.SkillLoad) (loadDoc, b
 	if err != nil {
 		return loadDoc{}, false, err
 	}
-	piece := func(e sqlite.SkillEvent) (readPiece, bool, error) {
+	piece := func(e sqlite.SessionSkill) (readPiece, bool, error) {
 		cr, ok := results[e.LogID]
 		if !ok {
 			return readPiece{}, false, nil

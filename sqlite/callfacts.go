@@ -90,18 +90,6 @@ func (db *DB) SetCallFacts(ctx context.Context, facts []CallFacts) error {
 	})
 }
 
-// CallTexts is what a tool call's texts and outcome say, for the calls a
-// bundle shows (the lenses classify from the stored facts alone).
-type CallTexts struct {
-	Status    string
-	ExitCode  *int64
-	Arguments string
-	Output    string
-	ErrorText string
-	// Why is the stored line that shows a failure.
-	Why string
-}
-
 // CallTextsByID returns the texts of tool calls, by event id.
 func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]CallTexts, error) {
 	out := make(map[int64]CallTexts, len(ids))

@@ -3,69 +3,17 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
+	"github.com/cortexhq/cortex/store"
 )
 
-// common adds the shared event filters.
-func (w *where) common(f cortex.EventFilter) {
-	if f.Tool != "" {
-		w.add("ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add("ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add("ai_session_id = ?", f.Session)
-	}
-	if f.Host != "" {
-		w.add("hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add("timestamp >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(f.Until))
-	}
-	w.after(f.After, "timestamp", "id")
-}
-
-// after continues a listing ordered by (timeCol, idCol) descending after
-// the cursor's position: keyset paging, so rows written meanwhile (the
-// watcher adds the newest) neither repeat nor shift a page. A cursor
-// with a text key (Key) compares idCol as text.
-func (w *where) after(c *cortex.Cursor, timeCol, idCol string) {
-	if c == nil || (c.Time == "" && c.Key == "" && c.ID == 0) {
-		return
-	}
-	var id any = c.ID
-	if c.Key != "" {
-		id = c.Key
-	}
-	w.add("("+timeCol+", "+idCol+") < (?, ?)", c.Time, id)
-}
-
 func decodeMeta(s sql.NullString) map[string]string {
-	if !s.Valid || s.String == "" {
+	if !s.Valid {
 		return nil
 	}
-	var raw map[string]any
-	if json.Unmarshal([]byte(s.String), &raw) != nil {
-		return nil
-	}
-	m := make(map[string]string, len(raw))
-	for k, v := range raw {
-		switch x := v.(type) {
-		case string:
-			m[k] = x
-		default:
-			b, _ := json.Marshal(x)
-			m[k] = string(b)
-		}
-	}
-	return m
+	return store.DecodeMeta(s.String)
 }
 
 func ptrInt64(n sql.NullInt64) *int64 {
@@ -115,58 +63,29 @@ func listRows[T any](ctx context.Context, db *sql.DB, what, query string, args [
 
 // SkillNamesMatching resolves a skill as typed to the stored names it
 // stands for: itself and the plugin-qualified names whose skill part it is
-// ("search" → "entire:search"), ignoring case. Empty when none is stored.
+// ("search" → "entire:search"), ignoring case. Empty when none is stored
+// (and for no skill).
 func (db *DB) SkillNamesMatching(ctx context.Context, skill string) ([]string, error) {
+	if skill == "" {
+		return nil, nil
+	}
 	names, err := db.SkillNames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	want := strings.ToLower(strings.TrimSpace(skill))
-	var out []string
-	for _, n := range names {
-		l := strings.ToLower(n)
-		if l == want || strings.HasSuffix(l, ":"+want) {
-			out = append(out, n)
-		}
-	}
-	return out, nil
-}
-
-// skillFilter adds the condition for a skill as typed (see
-// SkillNamesMatching).
-func (db *DB) skillFilter(ctx context.Context, w *where, skill string) error {
-	if skill == "" {
-		return nil
-	}
-	names, err := db.SkillNamesMatching(ctx, skill)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 {
-		w.add("skill_name = ?", skill)
-		return nil
-	}
-	args := make([]any, len(names))
-	for i, n := range names {
-		args[i] = n
-	}
-	w.add("skill_name IN ("+strings.TrimSuffix(strings.Repeat("?,", len(names)), ",")+")", args...)
-	return nil
+	return store.MatchSkillNames(names, skill), nil
 }
 
 // SkillEvents lists skill events, newest first. Limit must be clamped.
 func (db *DB) SkillEvents(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
-	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+	names, err := db.SkillNamesMatching(ctx, p.Skill)
+	if err != nil {
 		return cortex.EventList[cortex.SkillEventRow]{}, err
 	}
-	if p.Plugin != "" {
-		w.add("skill_plugin = ?", p.Plugin)
-	}
+	w := part(sqlpart.SkillEvents(p.EventFilter, p.Skill, names, p.Plugin))
 	return listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events WHERE 1=1`+w.sql()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanSkillEvent,
-		func(r cortex.SkillEventRow) cortex.Cursor { return cortex.Cursor{Time: r.Timestamp, ID: r.ID} })
+		func(r cortex.SkillEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 const skillEventCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
@@ -185,22 +104,15 @@ func scanSkillEvent(rows *sql.Rows) (cortex.SkillEventRow, error) {
 // SkillSummaries summarizes skill use per skill (events, sessions, agents,
 // first and last seen), most recently used first. Limit must be clamped.
 func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (cortex.EventList[cortex.SkillSummary], error) {
-	var w where
-	f := p.EventFilter
-	f.After = nil // pages by skill (last use, name), not by event
-	w.common(f)
-	if err := db.skillFilter(ctx, &w, p.Skill); err != nil {
+	names, err := db.SkillNamesMatching(ctx, p.Skill)
+	if err != nil {
 		return cortex.EventList[cortex.SkillSummary]{}, err
 	}
-	if p.Plugin != "" {
-		w.add("skill_plugin = ?", p.Plugin)
-	}
-	having := ""
-	args := w.args
-	if c := p.After; c != nil {
-		having = ` HAVING (max(timestamp), skill_name) < (?, ?)`
-		args = append(args, c.Time, c.Key)
-	}
+	f := p.EventFilter
+	f.After = nil // pages by skill (last use, name), not by event
+	w := part(sqlpart.SkillEvents(f, p.Skill, names, p.Plugin))
+	having, hargs := sqlpart.SkillSummariesAfter(p.After)
+	args := append(w.args, hargs...)
 	return listRows(ctx, db.r, "skills", `SELECT skill_name, COALESCE(max(skill_plugin), ''), count(*),
 		count(DISTINCT ai_tool || ':' || COALESCE(ai_session_id, '')), group_concat(DISTINCT ai_tool), min(timestamp), max(timestamp)
 		FROM ai_skill_events WHERE 1=1`+w.sql()+` GROUP BY skill_name`+having+` ORDER BY max(timestamp) DESC, skill_name DESC LIMIT ?`,
@@ -209,54 +121,22 @@ func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (co
 			var s cortex.SkillSummary
 			err := rows.Scan(&s.SkillName, &s.SkillPlugin, &s.Events, &s.Sessions, &s.Tools, &s.FirstSeen, &s.LastSeen)
 			return s, err
-		}, func(s cortex.SkillSummary) cortex.Cursor { return cortex.Cursor{Time: s.LastSeen, Key: s.SkillName} })
+		}, sqlpart.SkillSummaryCursor)
 }
 
 // ToolEvents lists tool calls (call and result merged), newest first.
 // Limit must be clamped.
 func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.EventList[cortex.ToolEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
-	if p.ToolName != "" {
-		w.add("tool_name = ?", p.ToolName)
-	}
-	if p.MCPServer != "" {
-		w.add("mcp_server = ?", p.MCPServer)
-	}
-	if p.MCPTool != "" {
-		w.add("mcp_tool = ?", p.MCPTool)
-	}
-	if p.OnlyMCP {
-		w.add("mcp_server IS NOT NULL")
-	}
-	if p.ErrorsOnly {
-		w.add("(is_error = 1 OR status = 'error')")
-	}
+	w := part(sqlpart.ToolEvents(p))
 	return listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+`
 		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent,
-		func(r cortex.ToolEventRow) cortex.Cursor { return cortex.Cursor{Time: r.Timestamp, ID: r.ID} })
+		func(r cortex.ToolEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 // HookEvents lists hook events, newest first. Hook matches hook_name or
 // hook_event exactly. Limit must be clamped.
 func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.EventList[cortex.HookEventRow], error) {
-	var w where
-	w.common(p.EventFilter)
-	if p.Hook != "" {
-		w.add("(hook_name = ? OR hook_event = ?)", p.Hook, p.Hook)
-	}
-	if p.HookEvent != "" {
-		w.add("hook_event = ?", p.HookEvent)
-	}
-	if p.HookSource != "" {
-		w.add("hook_source = ?", p.HookSource)
-	}
-	if p.Status != "" {
-		w.add("status = ?", p.Status)
-	}
-	if p.EvidenceKind != "" {
-		w.add("evidence_kind = ?", p.EvidenceKind)
-	}
+	w := part(sqlpart.HookEvents(p))
 	return listRows(ctx, db.r, "hook events", `SELECT id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''),
 		hostname, timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
 		COALESCE(hook_command, ''), status, exit_code, duration_ms, COALESCE(stdout_preview, ''), COALESCE(stderr_preview, ''),
@@ -273,7 +153,7 @@ func (db *DB) HookEvents(ctx context.Context, p cortex.HookEventParams) (cortex.
 			r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
 			r.LogID, r.ExitCode, r.DurationMS = ptrInt64(logID), ptrInt64(exit), ptrInt64(duration)
 			return r, err
-		}, func(r cortex.HookEventRow) cortex.Cursor { return cortex.Cursor{Time: r.Timestamp, ID: r.ID} })
+		}, func(r cortex.HookEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 
 // Projects lists the distinct projects of stored sessions (local paths

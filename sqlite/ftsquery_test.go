@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/fts"
 )
 
 func TestBuildFTSQuery(t *testing.T) {
@@ -269,25 +270,9 @@ func TestHighlights(t *testing.T) {
 		{"Wall time: 0.68 s, then a timeout", []string{"timeout"}, [][2]int{{26, 33}}},
 		{"nothing here", []string{"absent"}, nil},
 	} {
-		_, got := highlight(tc.text, phraseTerms(tc.words), 200)
+		_, got := fts.Excerpt(tc.text, phrases(tc.words), 200)
 		if !reflect.DeepEqual(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
 			t.Errorf("highlight(%q, %q) = %v, want %v", tc.text, tc.words, got, tc.want)
-		}
-	}
-}
-
-// TestPorterStep1 checks the inflectional stems against the examples of
-// Porter's paper (step 1a, 1b, 1c).
-func TestPorterStep1(t *testing.T) {
-	for in, want := range map[string]string{
-		"caresses": "caress", "ponies": "poni", "ties": "ti", "caress": "caress", "cats": "cat",
-		"feed": "feed", "agreed": "agree", "plastered": "plaster", "bled": "bled", "motoring": "motor", "sing": "sing",
-		"conflated": "conflate", "troubled": "trouble", "sized": "size", "hopping": "hop", "tanned": "tan",
-		"falling": "fall", "hissing": "hiss", "fizzed": "fizz", "failing": "fail", "filing": "file",
-		"happy": "happi", "sky": "sky", "timeout": "timeout", "time": "time", "timing": "time", "errors": "error",
-	} {
-		if got := porterStep1(in); got != want {
-			t.Errorf("porterStep1(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

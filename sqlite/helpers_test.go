@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/fts"
 )
 
 // testNow is the clock of test databases unless a test sets its own.
@@ -192,25 +193,19 @@ func indexedRows(t testing.TB, db *DB) []int64 {
 	return ids(t, db, `SELECT id FROM search.search_fts_docsize ORDER BY id`)
 }
 
-// snippet is highlight's excerpt for words taken as phrases.
+// snippet is the excerpt fts.Excerpt cuts for words taken as phrases.
 func snippet(text string, words []string, width int) string {
-	s, _ := highlight(text, phraseTerms(words), width)
+	s, _ := fts.Excerpt(text, phrases(words), width)
 	return s
 }
 
-// phraseTerms reads each of words as a phrase to highlight.
-func phraseTerms(words []string) []snippetTerm {
-	var terms []snippetTerm
+// phrases reads each of words as a phrase to highlight.
+func phrases(words []string) fts.Query {
+	var q fts.Query
 	for _, w := range words {
-		var st snippetTerm
-		for _, tok := range tokenize(w) {
-			st.tokens = append(st.tokens, tok.fold)
-		}
-		if len(st.tokens) > 0 {
-			terms = append(terms, st)
-		}
+		q.Groups = append(q.Groups, []fts.Term{{Text: w}})
 	}
-	return terms
+	return q
 }
 
 func logID(t testing.TB, db *DB, path, key string) int64 {

@@ -3,10 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"slices"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // Reads of the hook lens of the incident engine. Runtime rows
@@ -14,65 +14,14 @@ import (
 // transcripts; configuration rows (config_inventory, trusted_hash_state)
 // have no session and no log row and are never proof that a hook ran.
 
-// HookFilter bounds a hook candidate scan: the common filters plus the hook
-// subject. Events and Names are resolved stored values (hook_event IN …,
-// hook_name IN …); a nil slice does not filter, an empty non-nil one
-// matches nothing.
-type HookFilter struct {
-	CandidateFilter
-	Events []string
-	Names  []string
-	Source string
-	// EvidenceKind keeps one evidence kind (configuration scans only:
-	// runtime scans always read runtime_transcript rows).
-	EvidenceKind string
-}
-
-// HookCandidate is a hook event as the incident engine groups it.
-type HookCandidate struct {
-	ID           int64
-	LogID        int64 // 0 for configuration rows
-	Tool         cortex.Tool
-	Project      string
-	Session      string
-	Host         string
-	Timestamp    time.Time
-	LastSeen     time.Time // configuration rows: the last collection that found it
-	Event        string
-	Name         string
-	Source       string
-	Command      string
-	Status       string
-	EvidenceKind string
-	Meta         map[string]string
-}
-
-// subject adds the hook subject filters; ok is false when a filter can
+// hookSubject adds the hook subject filters of f; false when they can
 // match nothing.
-func (f HookFilter) subject(w *where) bool {
-	for _, in := range []struct {
-		col  string
-		vals []string
-	}{{"hook_event", f.Events}, {"hook_name", f.Names}} {
-		if in.vals == nil {
-			continue
-		}
-		if len(in.vals) == 0 {
-			return false
-		}
-		args := make([]any, len(in.vals))
-		for i, v := range in.vals {
-			args[i] = v
-		}
-		w.add(in.col+" IN ("+marks(len(in.vals))+")", args...)
-	}
-	if f.Source != "" {
-		w.add("hook_source = ?", f.Source)
-	}
-	return true
+func hookSubject(f HookFilter, w *where) bool {
+	p := sqlpart.Where{Conds: w.conds, Args: w.args}
+	ok := sqlpart.HookSubject(f, &p)
+	w.conds, w.args = p.Conds, p.Args
+	return ok
 }
-
-// hookMarks returns n comma-separated placeholders.
 
 const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
 	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
@@ -101,8 +50,8 @@ func collectHookCandidates(rows *sql.Rows, err error) ([]HookCandidate, error) {
 // HookCandidates returns the newest runtime hook events (hook runs written
 // into transcripts) matching f, at most f.Limit, newest first.
 func (db *DB) HookCandidates(ctx context.Context, f HookFilter) ([]HookCandidate, error) {
-	w := f.where("")
-	if !f.subject(&w) {
+	w := candidateWhere(f.CandidateFilter, "")
+	if !hookSubject(f, &w) {
 		return nil, nil
 	}
 	return collectHookCandidates(db.scan(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
@@ -116,42 +65,16 @@ func (db *DB) HookCandidates(ctx context.Context, f HookFilter) ([]HookCandidate
 // project), and a time range when it was configured during it (first seen
 // before Until, last seen at or after Since).
 func (db *DB) HookConfigRows(ctx context.Context, f HookFilter) ([]HookCandidate, error) {
-	var w where
-	if f.Tool != "" {
-		w.add("ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add("(ai_project = ? OR ai_project IS NULL)", f.Project)
-	}
-	if f.Host != "" {
-		w.add("hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add("COALESCE(last_seen, timestamp) >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(f.Until))
-	}
-	switch f.EvidenceKind {
-	case "":
-		w.add("evidence_kind IN (?, ?)", cortex.EvidenceConfig, cortex.EvidenceTrust)
-	default:
-		w.add("evidence_kind = ?", f.EvidenceKind)
-	}
-	if !f.subject(&w) {
+	p, ok := sqlpart.HookConfig(f)
+	if !ok {
 		return nil, nil
 	}
+	w := part(p)
 	// Through the evidence-kind index: configuration rows are few, and the
 	// planner's statistics may predate them.
 	return collectHookCandidates(db.r.QueryContext(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
 		INDEXED BY idx_ai_hook_events_evidence_time WHERE log_id IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`,
 		append(w.args, f.Limit)...))
-}
-
-// HookName is a stored hook event and name pair.
-type HookName struct {
-	Event string
-	Name  string
 }
 
 // HookNames returns the distinct stored (hook_event, hook_name) pairs of
@@ -200,17 +123,6 @@ func (db *DB) HookEventsByID(ctx context.Context, ids []int64) ([]cortex.HookEve
 		func(r cortex.HookEventRow) (string, int64) { return r.Timestamp, r.ID })
 }
 
-// HookRecord is a kind of runtime hook record seen in a session: the hook
-// event and name, and the record kind — the attachment type
-// (hook_success, …), "hook_progress" (a start record), "stop_hook_summary"
-// or "" — which tells which hook runs the session's transcript format
-// records at all.
-type HookRecord struct {
-	Event string
-	Name  string
-	Kind  string
-}
-
 // SessionHookRecords returns the distinct kinds of runtime hook records of
 // a session (through the session index), at most 1000.
 func (db *DB) SessionHookRecords(ctx context.Context, s SessionScope) ([]HookRecord, error) {
@@ -235,17 +147,6 @@ func (db *DB) SessionHookRecords(ctx context.Context, s SessionScope) ([]HookRec
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// HookRunSpan is where and when one hook command ran: the runtime events of
-// one session and hook name.
-type HookRunSpan struct {
-	Session string
-	Project string
-	Name    string
-	First   time.Time
-	Last    time.Time
-	Runs    int
 }
 
 // HookCommandRuns returns, per session and hook name, the runtime events of
@@ -273,49 +174,10 @@ func (db *DB) HookCommandRuns(ctx context.Context, tool cortex.Tool, host, event
 	return out, rows.Err()
 }
 
-// SessionSpan is a stored session and its time span.
-type SessionSpan struct {
-	Session string
-	Project string
-	First   time.Time
-	Last    time.Time
-}
-
-// SessionFilter selects sessions of one agent and host lying strictly
-// between two instants (first seen after After, last seen before Before),
-// optionally in one project or one session, and overlapping [Since, Until)
-// when set.
-type SessionFilter struct {
-	Tool          cortex.Tool
-	Host          string
-	Project       string
-	Session       string
-	After, Before time.Time
-	Since, Until  time.Time
-	Limit         int
-}
-
 // SessionsBetween returns the sessions of f, oldest first, at most
 // f.Limit.
 func (db *DB) SessionsBetween(ctx context.Context, f SessionFilter) ([]SessionSpan, error) {
-	var w where
-	w.add("ai_tool = ?", string(f.Tool))
-	w.add("hostname = ?", f.Host)
-	w.add("last_seen > ?", cortex.FormatTime(f.After))
-	w.add("last_seen < ?", cortex.FormatTime(f.Before))
-	w.add("first_seen > ?", cortex.FormatTime(f.After))
-	if f.Project != "" {
-		w.add("ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add("ai_session_id = ?", f.Session)
-	}
-	if !f.Since.IsZero() {
-		w.add("last_seen >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add("first_seen < ?", cortex.FormatTime(f.Until))
-	}
+	w := part(sqlpart.SessionsBetween(f))
 	rows, err := db.r.QueryContext(ctx, `SELECT ai_session_id, COALESCE(ai_project, ''), first_seen, last_seen FROM ai_sessions
 		WHERE 1=1`+w.sql()+` ORDER BY first_seen, ai_session_id LIMIT ?`, append(w.args, f.Limit)...)
 	if err != nil {
@@ -377,18 +239,6 @@ func (db *DB) SessionToolEvents(ctx context.Context, s SessionScope, from, to ti
 	return out, rows.Err()
 }
 
-// HookUsage is how much a hook selection was used.
-type HookUsage struct {
-	// Runs counts runtime hook runs (output-only records excluded) and
-	// Sessions the sessions they ran in.
-	Runs, Sessions int64
-	// ConfigRows counts configuration rows (config_inventory and
-	// trusted_hash_state): configured, not proof of a run.
-	ConfigRows int64
-	// Sources are the configuration sources (at most 5).
-	Sources []string
-}
-
 // hookOutputKinds are runtime records that carry a run's output, not a run.
 const hookOutputKinds = `'hook_additional_context', 'hook_system_message', 'async_hook_response'`
 
@@ -396,8 +246,8 @@ const hookOutputKinds = `'hook_additional_context', 'hook_system_message', 'asyn
 // configuration rows follow HookConfigRows (f.Session excludes them).
 func (db *DB) HookUsage(ctx context.Context, f HookFilter) (HookUsage, error) {
 	var u HookUsage
-	w := f.where("")
-	if !f.subject(&w) {
+	w := candidateWhere(f.CandidateFilter, "")
+	if !hookSubject(f, &w) {
 		return u, nil
 	}
 	if f.EvidenceKind == "" || f.EvidenceKind == cortex.EvidenceRuntime {
@@ -416,11 +266,6 @@ func (db *DB) HookUsage(ctx context.Context, f HookFilter) (HookUsage, error) {
 	if err != nil {
 		return u, err
 	}
-	u.ConfigRows = int64(len(rows))
-	for _, r := range rows {
-		if len(u.Sources) < 5 && r.Source != "" && !slices.Contains(u.Sources, r.Source) {
-			u.Sources = append(u.Sources, r.Source)
-		}
-	}
+	u.AddConfig(rows)
 	return u, nil
 }

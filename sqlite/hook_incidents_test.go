@@ -163,8 +163,9 @@ func TestHookNamesAndEventsByID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []HookName{{"PostToolUse", "PostToolUse:Bash"}, {"SessionStart", "SessionStart"},
-		{"SessionStart", "SessionStart:startup"}, {"Stop", "Stop"}, {"hook_trust_state", "/h/.codex/hooks.json:stop:0:0"}}
+	want := []HookName{{Event: "PostToolUse", Name: "PostToolUse:Bash"}, {Event: "SessionStart", Name: "SessionStart"},
+		{Event: "SessionStart", Name: "SessionStart:startup"}, {Event: "Stop", Name: "Stop"},
+		{Event: "hook_trust_state", Name: "/h/.codex/hooks.json:stop:0:0"}}
 	if !slices.Equal(names, want) {
 		t.Errorf("names %v, want %v", names, want)
 	}
@@ -204,8 +205,8 @@ func TestHookSessionReads(t *testing.T) {
 	s1 := SessionScope{Tool: cortex.ToolClaude, Session: "sess-1", Host: "host-a"}
 	recs, err := db.SessionHookRecords(ctx, s1)
 	slices.SortFunc(recs, func(a, b HookRecord) int { return strings.Compare(a.Event+a.Name+a.Kind, b.Event+b.Name+b.Kind) })
-	if want := []HookRecord{{"PostToolUse", "PostToolUse:Bash", "hook_non_blocking_error"},
-		{"SessionStart", "SessionStart:startup", "hook_success"}, {"SessionStart", "SessionStart", "hook_additional_context"}}; err != nil || !slices.Equal(recs, want) {
+	if want := []HookRecord{{Event: "PostToolUse", Name: "PostToolUse:Bash", Kind: "hook_non_blocking_error"},
+		{Event: "SessionStart", Name: "SessionStart:startup", Kind: "hook_success"}, {Event: "SessionStart", Name: "SessionStart", Kind: "hook_additional_context"}}; err != nil || !slices.Equal(recs, want) {
 		t.Errorf("session hook records %v %v", recs, err)
 	}
 	// Record kinds without an attachment type.
@@ -217,7 +218,7 @@ func TestHookSessionReads(t *testing.T) {
 			Status: cortex.HookSuccess, EvidenceKind: cortex.EvidenceRuntime, Meta: map[string]string{"hook_count": "1"}}}})))
 	recs, _ = db2.SessionHookRecords(ctx, s1)
 	slices.SortFunc(recs, func(a, b HookRecord) int { return strings.Compare(a.Kind, b.Kind) })
-	if want := []HookRecord{{"Stop", "Stop", "hook_progress"}, {"Stop", "Stop", "stop_hook_summary"}}; !slices.Equal(recs, want) {
+	if want := []HookRecord{{Event: "Stop", Name: "Stop", Kind: "hook_progress"}, {Event: "Stop", Name: "Stop", Kind: "stop_hook_summary"}}; !slices.Equal(recs, want) {
 		t.Errorf("record kinds %v", recs)
 	}
 	if recs, _ := db.SessionHookRecords(ctx, SessionScope{Tool: cortex.ToolClaude, Session: "nope", Host: "host-a"}); len(recs) != 0 {

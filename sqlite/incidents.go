@@ -9,67 +9,19 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
-// SkillCandidate is a skill event as the incident engine groups it.
-type SkillCandidate struct {
-	ID        int64
-	LogID     int64
-	Skill     string
-	Plugin    string
-	Tool      cortex.Tool
-	Project   string
-	Session   string
-	Host      string
-	Timestamp time.Time
-	Kind      string
-}
-
-// CandidateFilter bounds a candidate scan.
-type CandidateFilter struct {
-	Tool    cortex.Tool
-	Project string
-	Session string
-	Host    string
-	Since   time.Time
-	Until   time.Time
-	Skill   string
-	Plugin  string
-	// Skills, when set, selects any of these skill names (a name as typed
-	// resolved to the plugin-qualified names it stands for).
-	Skills []string
-	// Limit is the cap + 1 (the extra row reveals truncation).
-	Limit int
-}
-
-func (f CandidateFilter) where(prefix string) where {
-	var w where
-	p := prefix
-	if f.Tool != "" {
-		w.add(p+"ai_tool = ?", string(f.Tool))
-	}
-	if f.Project != "" {
-		w.add(p+"ai_project = ?", f.Project)
-	}
-	if f.Session != "" {
-		w.add(p+"ai_session_id = ?", f.Session)
-	}
-	if f.Host != "" {
-		w.add(p+"hostname = ?", f.Host)
-	}
-	if !f.Since.IsZero() {
-		w.add(p+"timestamp >= ?", cortex.FormatTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		w.add(p+"timestamp < ?", cortex.FormatTime(f.Until))
-	}
-	return w
+// candidateWhere is the condition of a candidate filter on columns named
+// with prefix.
+func candidateWhere(f CandidateFilter, prefix string) where {
+	return part(sqlpart.Candidate(f, prefix))
 }
 
 // SkillCandidates returns the newest skill events matching f (at most
 // f.Limit), newest first.
 func (db *DB) SkillCandidates(ctx context.Context, f CandidateFilter) ([]SkillCandidate, error) {
-	w := f.where("")
+	w := candidateWhere(f, "")
 	switch {
 	case len(f.Skills) > 0:
 		args := make([]any, len(f.Skills))
@@ -103,24 +55,14 @@ func (db *DB) SkillCandidates(ctx context.Context, f CandidateFilter) ([]SkillCa
 	return out, rows.Err()
 }
 
-// TextCandidate is a logs row found by a full-text query.
-type TextCandidate struct {
-	ID        int64
-	Tool      cortex.Tool
-	Project   string
-	Session   string
-	Host      string
-	Timestamp time.Time
-	Message   string
-}
-
 // UserTextMatches returns the newest user-typed transcript rows matching
-// the FTS expression (built by BuildFTSQuery or TermsQuery), at most
-// f.Limit, newest first — and every user row the search index has not
+// any of terms (each a phrase of the full-text index), at most f.Limit,
+// newest first — and every user row the search index has not
 // reached yet (the caller reads their words itself), when few are; when
 // many are, it leaves them out and reports complete=false.
-func (db *DB) UserTextMatches(ctx context.Context, ftsExpr string, f CandidateFilter) (out []TextCandidate, complete bool, err error) {
-	w := f.where("l.")
+func (db *DB) UserTextMatches(ctx context.Context, terms []string, f CandidateFilter) (out []TextCandidate, complete bool, err error) {
+	ftsExpr := termsQuery(terms)
+	w := candidateWhere(f, "l.")
 	const cols = `SELECT l.id, l.ai_tool, COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''), l.hostname, l.timestamp, l.message`
 	if !db.searchAttached {
 		return nil, false, nil
@@ -157,21 +99,14 @@ func (db *DB) UserTextMatches(ctx context.Context, ftsExpr string, f CandidateFi
 	return out, complete, rows.Err()
 }
 
-// TermsQuery builds an FTS expression matching any of terms (each an FTS
+// termsQuery builds an FTS expression matching any of terms (each an FTS
 // string, so no term can become syntax).
-func TermsQuery(terms []string) string {
+func termsQuery(terms []string) string {
 	parts := make([]string, 0, len(terms))
 	for _, t := range terms {
 		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 	}
 	return strings.Join(parts, " OR ")
-}
-
-// SessionScope is one session on one host.
-type SessionScope struct {
-	Tool    cortex.Tool
-	Session string
-	Host    string
 }
 
 const evidenceCols = `id, timestamp, COALESCE(ai_tool, ''), COALESCE(ai_session_id, ''), hostname, COALESCE(ai_role, ''),
@@ -245,21 +180,6 @@ func (db *DB) NearbyLogs(ctx context.Context, host string, from, to time.Time, e
 		}
 	}
 	return collectEvidence(db.r.QueryContext(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
-}
-
-// ToolCall is a tool call of a session (from ai_mcp_events).
-type ToolCall struct {
-	ID          int64
-	CallLogID   *int64
-	ResultLogID *int64
-	Timestamp   time.Time
-	ToolName    string
-	MCPServer   string
-	MCPTool     string
-	Status      string
-	IsError     bool
-	ExitCode    *int64
-	ErrorText   string
 }
 
 // SessionCallNames returns the tool calls of a session in [from, to], in

@@ -62,7 +62,7 @@ func evidenceIDs(rows []cortex.EvidenceRow) []int64 {
 func TestUserTextMatchesReadsOnlyUserRows(t *testing.T) {
 	db, id := incidentFixture(t)
 	ctx := context.Background()
-	got, complete, err := db.UserTextMatches(ctx, TermsQuery([]string{"damn"}), CandidateFilter{Limit: 10})
+	got, complete, err := db.UserTextMatches(ctx, []string{"damn"}, CandidateFilter{Limit: 10})
 	if err != nil || !complete {
 		t.Fatal(complete, err)
 	}
@@ -77,11 +77,11 @@ func TestUserTextMatchesReadsOnlyUserRows(t *testing.T) {
 	if got[0].Session != "sess-1" || got[0].Tool != cortex.ToolClaude || got[0].Host != "host-a" {
 		t.Fatalf("candidate fields: %+v", got[0])
 	}
-	got, _, _ = db.UserTextMatches(ctx, TermsQuery([]string{"damn"}), CandidateFilter{Limit: 1})
+	got, _, _ = db.UserTextMatches(ctx, []string{"damn"}, CandidateFilter{Limit: 1})
 	if len(got) != 1 || got[0].ID != id["u2"] {
 		t.Fatalf("limit: %+v", got)
 	}
-	got, _, _ = db.UserTextMatches(ctx, TermsQuery([]string{"damn"}), CandidateFilter{Limit: 10, Until: t0.Add(time.Minute)})
+	got, _, _ = db.UserTextMatches(ctx, []string{"damn"}, CandidateFilter{Limit: 10, Until: t0.Add(time.Minute)})
 	if len(got) != 1 || got[0].ID != id["u1"] {
 		t.Fatalf("until: %+v", got)
 	}
@@ -91,12 +91,12 @@ func TestUserTextMatchesReadsOnlyUserRows(t *testing.T) {
 		rec("late", "", cortex.RoleUser, "no such word here", t0.Add(time.Hour)))}); err != nil {
 		t.Fatal(err)
 	}
-	got, complete, _ = db.UserTextMatches(ctx, TermsQuery([]string{"damn"}), CandidateFilter{Limit: 10})
+	got, complete, _ = db.UserTextMatches(ctx, []string{"damn"}, CandidateFilter{Limit: 10})
 	if !complete || len(got) != 3 || got[0].Message != "no such word here" {
 		t.Fatalf("with an unindexed row: complete %v, %+v", complete, got)
 	}
 	// A term is always an FTS string: quotes cannot become syntax.
-	if _, _, err := db.UserTextMatches(ctx, TermsQuery([]string{`x" OR "y`}), CandidateFilter{Limit: 10}); err != nil {
+	if _, _, err := db.UserTextMatches(ctx, []string{`x" OR "y`}, CandidateFilter{Limit: 10}); err != nil {
 		t.Fatalf("quoted term: %v", err)
 	}
 }

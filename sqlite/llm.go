@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // StartInvocation writes the start record of an LLM invocation (status
@@ -181,26 +182,12 @@ func (db *DB) AttachProvider(ctx context.Context, id string, pid int, dir string
 // Invocations lists audited LLM invocations, newest first. Limit must be
 // clamped.
 func (db *DB) Invocations(ctx context.Context, p cortex.InvocationParams) (cortex.InvocationList, error) {
-	var w where
-	if !p.Since.IsZero() {
-		w.add("started_at >= ?", cortex.FormatTime(p.Since))
-	}
-	if p.Action != "" {
-		w.add("action = ?", p.Action)
-	}
-	if p.Status != "" {
-		w.add("status = ?", p.Status)
-	}
-	if c := p.After; c != nil {
-		w.add("(started_at, id) < (?, ?)", c.Time, c.Key)
-	}
+	w := part(sqlpart.Invocations(p))
 	res, err := listRows(ctx, db.r, "LLM invocations", `SELECT id, started_at, finished_at, duration_ms, caller_surface, action, provider,
 		COALESCE(model, ''), COALESCE(program, ''), COALESCE(incident_id, ''), COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
 		COALESCE(ai_session_id, ''), evidence_counts_json, COALESCE(prompt_bytes, 0), output_bytes, status, COALESCE(error, ''),
 		metadata_json, hostname, pid FROM llm_invocations WHERE 1=1`+w.sql()+` ORDER BY started_at DESC, id DESC LIMIT ?`,
-		w.args, p.Limit, scanInvocation, func(inv cortex.Invocation) cortex.Cursor {
-			return cortex.Cursor{Time: cortex.FormatTime(inv.StartedAt), Key: inv.ID}
-		})
+		w.args, p.Limit, scanInvocation, sqlpart.InvocationCursor)
 	return cortex.InvocationList{Invocations: res.Events, Total: res.Total, Truncated: res.Truncated, Next: res.Next}, err
 }
 

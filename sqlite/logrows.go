@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // LogRow is one non-AI log row (a syslog message or a line of an imported
@@ -354,79 +354,14 @@ func (db *DB) LogKeyCounts(ctx context.Context, sourceID int64, bases []string) 
 	return out, nil
 }
 
-// LogParams filter the non-AI log listing.
-type LogParams struct {
-	Host string
-	App  string
-	// Severity keeps rows of this severity or worse.
-	Severity cortex.Severity
-	// Source keeps rows whose source starts with it ("syslog",
-	// "syslog:udp", "file:/var/log/syslog").
-	Source string
-	Since  time.Time
-	Until  time.Time
-	// Limit must already be clamped.
-	Limit int
-	// After continues a listing.
-	After *cortex.Cursor
-}
-
-// LogEntry is one stored non-AI log row.
-type LogEntry struct {
-	ID         int64             `json:"id"`
-	Timestamp  string            `json:"timestamp"`
-	Hostname   string            `json:"hostname"`
-	Facility   string            `json:"facility,omitempty"`
-	Severity   cortex.Severity   `json:"severity"`
-	AppName    string            `json:"app_name,omitempty"`
-	Message    string            `json:"message"`
-	Source     string            `json:"source"`
-	ReceivedAt string            `json:"received_at"`
-	Metadata   map[string]string `json:"metadata,omitempty"`
-}
-
-// LogList is the answer of a log listing: {logs, total, truncated}.
-type LogList struct {
-	Logs           []LogEntry `json:"logs"`
-	Total          int        `json:"total"`
-	Truncated      bool       `json:"truncated"`
-	LimitClampedTo int        `json:"limit_clamped_to,omitempty"`
-	Next           string     `json:"next,omitempty"`
-}
-
 // Logs lists non-AI log rows, newest first.
 func (db *DB) Logs(ctx context.Context, p LogParams) (LogList, error) {
 	out := LogList{Logs: []LogEntry{}}
-	var w where
-	if p.Host != "" {
-		w.add("hostname = ?", p.Host)
+	p2, err := sqlpart.Logs(p)
+	if err != nil {
+		return out, err
 	}
-	if p.App != "" {
-		w.add("app_name = ?", p.App)
-	}
-	if p.Severity != "" {
-		var sevs []string
-		for _, s := range cortex.Severities() {
-			if s.AtLeast(p.Severity) {
-				sevs = append(sevs, "?")
-				w.args = append(w.args, string(s))
-			}
-		}
-		if len(sevs) == 0 {
-			return out, cortex.Errorf(cortex.CodeInvalid, "unknown severity %q", p.Severity)
-		}
-		w.conds = append(w.conds, "severity IN ("+strings.Join(sevs, ",")+")")
-	}
-	if p.Source != "" {
-		w.add("source >= ? AND source < ?", p.Source, p.Source+"\U0010FFFF")
-	}
-	if !p.Since.IsZero() {
-		w.add("timestamp >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("timestamp < ?", cortex.FormatTime(p.Until))
-	}
-	w.after(p.After, "timestamp", "id")
+	w := part(p2)
 	rows, err := db.r.QueryContext(ctx, `SELECT id, timestamp, hostname, COALESCE(facility, ''), severity,
 		COALESCE(app_name, ''), message, source, received_at, metadata_json
 		FROM logs WHERE ai_tool IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, p.Limit+1)...)
@@ -455,7 +390,7 @@ func (db *DB) Logs(ctx context.Context, p LogParams) (LogList, error) {
 	out.Total = len(out.Logs)
 	if out.Truncated && len(out.Logs) > 0 {
 		last := out.Logs[len(out.Logs)-1]
-		out.Next = cortex.Cursor{Time: last.Timestamp, ID: last.ID}.Encode()
+		out.Next = sqlpart.RowCursor(last.Timestamp, last.ID).Encode()
 	}
 	return out, nil
 }

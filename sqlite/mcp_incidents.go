@@ -7,53 +7,20 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // The reads of the MCP lens of the incident engine. They see only tool
 // calls classified as MCP (mcp_server set): builtin tools are context,
 // never MCP candidates.
 
-// MCPFilter bounds an MCP candidate scan or usage count: the common
-// candidate filter (its Skill and Plugin are ignored) plus the MCP subject,
-// matched exactly against the stored names (resolve user input with
-// MCPNames first).
-type MCPFilter struct {
-	CandidateFilter
-	Server  string
-	MCPTool string
-}
-
-func (f MCPFilter) where() where {
-	w := f.CandidateFilter.where("")
-	w.add("mcp_server IS NOT NULL")
-	if f.Server != "" {
-		w.add("mcp_server = ?", f.Server)
-	}
-	if f.MCPTool != "" {
-		w.add("mcp_tool = ?", f.MCPTool)
-	}
-	return w
-}
-
-// MCPCandidate is an MCP call as the incident engine groups it.
-type MCPCandidate struct {
-	ID int64
-	// LogID is the call's row, else its result's.
-	LogID     int64
-	CallID    string
-	Server    string
-	MCPTool   string
-	Tool      cortex.Tool
-	Project   string
-	Session   string
-	Host      string
-	Timestamp time.Time
-}
+// mcpWhere is the condition of an MCP filter.
+func mcpWhere(f MCPFilter) where { return part(sqlpart.MCP(f)) }
 
 // MCPCandidates returns the newest MCP calls matching f (at most f.Limit),
 // newest first.
 func (db *DB) MCPCandidates(ctx context.Context, f MCPFilter) ([]MCPCandidate, error) {
-	w := f.where()
+	w := mcpWhere(f)
 	rows, err := db.scan(ctx, `SELECT id, COALESCE(call_log_id, result_log_id, 0), call_id, mcp_server,
 		COALESCE(mcp_tool, ''), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname, timestamp
 		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...)
@@ -74,17 +41,10 @@ func (db *DB) MCPCandidates(ctx context.Context, f MCPFilter) ([]MCPCandidate, e
 	return out, rows.Err()
 }
 
-// MCPUsage is how much an MCP subject was used.
-type MCPUsage struct {
-	Calls    int64
-	Sessions int64
-	Failed   int64
-}
-
 // MCPUsage counts the MCP calls matching f (its Limit is ignored), their
 // sessions and the failed ones.
 func (db *DB) MCPUsage(ctx context.Context, f MCPFilter) (MCPUsage, error) {
-	w := f.where()
+	w := mcpWhere(f)
 	var u MCPUsage
 	err := db.r.QueryRowContext(ctx, `SELECT count(*),
 		count(DISTINCT ai_tool || char(31) || hostname || char(31) || COALESCE(ai_session_id, '')),
@@ -94,12 +54,6 @@ func (db *DB) MCPUsage(ctx context.Context, f MCPFilter) (MCPUsage, error) {
 		return MCPUsage{}, queryFailed(err, "MCP calls")
 	}
 	return u, nil
-}
-
-// MCPName is a stored MCP server and tool pair.
-type MCPName struct {
-	Server string
-	Tool   string
 }
 
 // maxMCPNames bounds MCPNames.

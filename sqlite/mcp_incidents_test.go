@@ -119,7 +119,7 @@ func TestMCPUsageAndNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []MCPName{{"labby", "fetch"}, {"labby", "search"}, {"linear", "get_issue"}}
+	want := []MCPName{{Server: "labby", Tool: "fetch"}, {Server: "labby", Tool: "search"}, {Server: "linear", Tool: "get_issue"}}
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}

@@ -2,13 +2,15 @@ package sqlite
 
 import (
 	"context"
+
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // RecentSessionIDs returns the ids of the most recently active sessions
 // whose id starts with prefix (for shell completion).
 func (db *DB) RecentSessionIDs(ctx context.Context, prefix string, limit int) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT ai_session_id FROM ai_sessions WHERE ai_session_id >= ? AND ai_session_id < ?
-		GROUP BY ai_session_id ORDER BY max(last_seen) DESC LIMIT ?`, prefix, prefix+"\U0010FFFF", limit)
+	q, args := sqlpart.RecentSessionIDs(prefix, limit)
+	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, queryFailed(err, "sessions")
 	}

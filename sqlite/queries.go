@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/fts"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
 
 // where accumulates SQL conditions and their arguments.
@@ -20,6 +22,10 @@ func (w *where) add(cond string, args ...any) {
 	w.conds = append(w.conds, cond)
 	w.args = append(w.args, args...)
 }
+
+// part converts conditions built by sqlpart (shared with the PostgreSQL
+// store).
+func part(p sqlpart.Where) where { return where{conds: p.Conds, args: p.Args} }
 
 func (w *where) sql() string {
 	if len(w.conds) == 0 {
@@ -55,32 +61,8 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	if !db.searchAttached {
 		return res, nil // no index yet: nothing is searchable
 	}
-	var w where
-	if p.Tool != "" {
-		w.add("l.ai_tool = ?", string(p.Tool))
-	}
-	if p.Project != "" {
-		w.add("l.ai_project = ?", p.Project)
-	}
-	if p.Session != "" {
-		w.add("l.ai_session_id = ?", p.Session)
-	}
-	if p.Role != "" {
-		w.add("l.ai_role = ?", string(p.Role))
-	}
-	if !p.Since.IsZero() {
-		w.add("l.timestamp >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("l.timestamp < ?", cortex.FormatTime(p.Until))
-	}
-	if !p.Rank {
-		w.after(p.After, "l.timestamp", "l.id")
-	}
-	offset := 0
-	if p.Rank {
-		offset = p.After.OffsetOf()
-	}
+	w := part(sqlpart.Search(p, "l."))
+	offset := sqlpart.SearchOffset(p)
 	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
 		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0)`
@@ -158,14 +140,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 		return res, err
 	}
 	res.Total = len(res.Hits)
-	if res.Truncated && len(res.Hits) > 0 {
-		last := res.Hits[len(res.Hits)-1]
-		c := cortex.Cursor{Time: last.Timestamp, ID: last.ID}
-		if p.Rank {
-			c = cortex.Cursor{Offset: offset + len(res.Hits)}
-		}
-		res.Next = c.Encode()
-	}
+	res.Next = sqlpart.SearchNext(p, res, offset)
 	return res, nil
 }
 
@@ -197,9 +172,12 @@ func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query strin
 	if err := rows.Err(); err != nil {
 		return queryFailed(err, "rows")
 	}
-	terms := snippetTerms(query)
+	q, err := fts.Parse(query)
+	if err != nil {
+		return err
+	}
 	for i := range hits {
-		hits[i].Snippet, hits[i].Highlights = highlight(texts[hits[i].ID], terms, 200)
+		hits[i].Snippet, hits[i].Highlights = fts.Excerpt(texts[hits[i].ID], q, 200)
 	}
 	return nil
 }
@@ -217,29 +195,9 @@ func (db *DB) NewestRow(ctx context.Context) (string, error) {
 // be clamped.
 func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.SessionList, error) {
 	out := cortex.SessionList{Sessions: []cortex.Session{}}
-	var w where
-	if p.Tool != "" {
-		w.add("ai_tool = ?", string(p.Tool))
-	}
-	if p.Project != "" {
-		w.add("ai_project = ?", p.Project)
-	}
-	if p.Host != "" {
-		w.add("hostname = ?", p.Host)
-	}
-	if !p.Since.IsZero() {
-		w.add("last_seen >= ?", cortex.FormatTime(p.Since))
-	}
-	if !p.Until.IsZero() {
-		w.add("first_seen < ?", cortex.FormatTime(p.Until))
-	}
-	if c := p.After; c != nil {
-		session, rest, _ := strings.Cut(c.Key, "\n")
-		tool, host, _ := strings.Cut(rest, "\n")
-		w.add("(last_seen, ai_session_id, ai_tool, hostname) < (?, ?, ?, ?)", c.Time, session, tool, host)
-	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+
-		` ORDER BY last_seen DESC, ai_session_id DESC, ai_tool DESC, hostname DESC LIMIT ?`, append(w.args, p.Limit+1)...)
+	w := part(sqlpart.Sessions(p))
+	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionViewCols+` FROM ai_sessions WHERE 1=1`+w.sql()+sqlpart.SessionsOrder+` LIMIT ?`,
+		append(w.args, p.Limit+1)...)
 	if err != nil {
 		return out, cortex.WrapError(cortex.CodeUnavailable, err, "cannot list sessions: %v", err)
 	}
@@ -258,7 +216,7 @@ func (db *DB) Sessions(ctx context.Context, p cortex.SessionParams) (cortex.Sess
 	out.Total = len(out.Sessions)
 	if out.Truncated && len(out.Sessions) > 0 {
 		last := out.Sessions[len(out.Sessions)-1]
-		out.Next = cortex.Cursor{Time: last.LastSeen, Key: last.SessionID + "\n" + string(last.Tool) + "\n" + last.Hostname}.Encode()
+		out.Next = sqlpart.SessionCursor(last).Encode()
 	}
 	return out, rows.Err()
 }

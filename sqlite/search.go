@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/valyala/fastjson"
 	sqlite3 "modernc.org/sqlite"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/fts"
 	"github.com/cortexhq/cortex/transcript"
 )
 
@@ -40,7 +40,7 @@ func SearchPath(path string) string { return path + "-search" }
 // searchSchema creates the search file's tables (idempotent).
 const searchSchema = `CREATE TABLE IF NOT EXISTS search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(text, content = '', contentless_delete = 1,
-	tokenize = 'porter unicode61 remove_diacritics 2');`
+	tokenize = '` + fts.Tokenizer + `');`
 
 // searchTextVersion is the version of what the index holds for a row (see
 // searchText) and of how it is tokenized (English stems: "leaks" finds
@@ -482,16 +482,11 @@ func (db *DB) searchTexts(rows []searchRow) {
 // searchText is what the index holds for a row: every string of a
 // transcript record (see transcript.SearchText), or a log line's message.
 func (db *DB) searchText(r *searchRow) []byte {
-	if !r.transcript {
-		return []byte(r.message)
+	var raw []byte
+	if r.transcript {
+		raw, _ = db.codec.Decode(r.raw)
 	}
-	raw, err := db.codec.Decode(r.raw)
-	if err != nil || len(raw) == 0 || fastjson.ValidateBytes(raw) != nil {
-		// A record that cannot be read as JSON: its text, and what it
-		// holds.
-		return append(append([]byte(r.message), '\n'), raw...)
-	}
-	return transcript.SearchText(nil, raw)
+	return transcript.RecordSearchText(r.transcript, raw, r.message)
 }
 
 // searchInsertChunk is the rows per full-text insert statement.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/store"
 )
 
 // Reads of many sessions at once: the incident engine's skill and
@@ -29,13 +30,9 @@ func inList(n int) string {
 // sessionChunks returns the distinct session ids of scopes as query
 // arguments, in chunks of statement sizes.
 func sessionChunks(scopes []SessionScope) [][]any {
-	seen := map[string]bool{}
 	var ids []any
-	for _, s := range scopes {
-		if !seen[s.Session] {
-			seen[s.Session] = true
-			ids = append(ids, s.Session)
-		}
+	for _, id := range store.SessionIDs(scopes) {
+		ids = append(ids, id)
 	}
 	var out [][]any
 	for _, sp := range spans(len(ids), sessionBatch) {
@@ -47,7 +44,7 @@ func sessionChunks(scopes []SessionScope) [][]any {
 // SessionsUserActs returns the user events of whole sessions, in time
 // order, at most limit per session (the first ones).
 func (db *DB) SessionsUserActs(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]UserAct, error) {
-	want := wanted(scopes)
+	want := store.Wanted(scopes)
 	out := make(map[SessionScope][]UserAct, len(scopes))
 	for _, ids := range sessionChunks(scopes) {
 		acts, err := collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
@@ -57,27 +54,17 @@ func (db *DB) SessionsUserActs(ctx context.Context, scopes []SessionScope, limit
 		}
 		for _, a := range acts {
 			k := SessionScope{Tool: a.Tool, Session: a.Session, Host: a.Host}
-			if want[k] && len(out[k]) < limit {
-				out[k] = append(out[k], a)
-			}
+			store.PerSession(out, want, k, a, limit)
 		}
 	}
 	return out, nil
-}
-
-func wanted(scopes []SessionScope) map[SessionScope]bool {
-	m := make(map[SessionScope]bool, len(scopes))
-	for _, s := range scopes {
-		m[s] = true
-	}
-	return m
 }
 
 // SessionsSkillEvents returns the skill events of whole sessions, in time
 // order, at most limit per session (the first ones), without their
 // metadata (see SkillEventMeta).
 func (db *DB) SessionsSkillEvents(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]SessionSkill, error) {
-	want := wanted(scopes)
+	want := store.Wanted(scopes)
 	out := make(map[SessionScope][]SessionSkill, len(scopes))
 	for _, ids := range sessionChunks(scopes) {
 		rows, err := db.query(ctx, `SELECT ai_tool, ai_session_id, hostname, id, log_id, timestamp, skill_name,
@@ -97,10 +84,8 @@ func (db *DB) SessionsSkillEvents(ctx context.Context, scopes []SessionScope, li
 				return nil, queryFailed(err, "skill events")
 			}
 			k.Tool = cortex.Tool(tool)
-			if want[k] && len(out[k]) < limit {
-				e.Timestamp = parseStoredTime(ts)
-				out[k] = append(out[k], e)
-			}
+			e.Timestamp = parseStoredTime(ts)
+			store.PerSession(out, want, k, e, limit)
 		}
 		err = rows.Err()
 		rows.Close()
@@ -118,15 +103,6 @@ func (db *DB) SkillEventMeta(ctx context.Context, id int64) (map[string]string, 
 		return nil, queryFailed(err, "skill events")
 	}
 	return decodeMeta(meta), nil
-}
-
-// CallWindow is a span of a session's tool calls to read: calls made in
-// [From, To] (a zero time leaves its side open), of the given agent
-// threads (all when empty).
-type CallWindow struct {
-	Scope    SessionScope
-	From, To time.Time
-	Threads  []string
 }
 
 // windowsSQL reads n windows, each with one (a SELECT of the window's

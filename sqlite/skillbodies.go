@@ -14,45 +14,6 @@ import (
 var BodyKinds = []string{cortex.SkillClaudeBody, cortex.SkillClaudeSlash, cortex.SkillClaudeInvoked,
 	cortex.SkillCodexBlock, cortex.SkillCodexRead, cortex.SkillClaudeCommand}
 
-// SkillLoad is a skill event that shows a body, with where it was seen.
-type SkillLoad struct {
-	SkillEvent
-	Tool    cortex.Tool
-	Host    string
-	Session string
-	// SHA256 is the body's version ("" when it showed none).
-	SHA256 string
-}
-
-// SkillEvent is a skill event with its stored metadata (the lenses read
-// events without it: see SessionsSkillEvents).
-type SkillEvent struct {
-	SessionSkill
-	Meta map[string]string
-}
-
-// SessionSkillEvents returns the skill events of a session in time order,
-// with their metadata, at most limit.
-func (db *DB) SessionSkillEvents(ctx context.Context, s SessionScope, limit int) ([]SkillEvent, error) {
-	rows, err := db.query(ctx, `SELECT `+skillLoadCols+` FROM ai_skill_events INDEXED BY idx_ai_skill_events_session_time
-		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? ORDER BY timestamp, id LIMIT ?`,
-		s.Session, string(s.Tool), s.Host, limit)
-	if err != nil {
-		return nil, queryFailed(err, "skill events")
-	}
-	loads, err := scanSkillLoads(rows)
-	out := make([]SkillEvent, len(loads))
-	for i, l := range loads {
-		out[i] = l.SkillEvent
-	}
-	return out, err
-}
-
-// Scope is the session a load belongs to.
-func (l SkillLoad) Scope() SessionScope {
-	return SessionScope{Tool: l.Tool, Session: l.Session, Host: l.Host}
-}
-
 const skillLoadCols = `id, log_id, timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind,
 	COALESCE(ai_agent_id, ''), COALESCE(ai_project, ''), metadata_json, ai_tool, hostname, COALESCE(ai_session_id, ''),
 	COALESCE(body_sha256, '')`
@@ -135,16 +96,6 @@ func (db *DB) SkillEventBodies(ctx context.Context, ids []int64) (map[int64]stri
 		}
 	}
 	return out, err
-}
-
-// SkillBody is one stored skill body (a version).
-type SkillBody struct {
-	SHA256    string
-	Body      string
-	Bytes     int
-	Lines     int
-	Complete  bool
-	FirstSeen time.Time
 }
 
 // SkillBodies returns stored bodies by hash; withText false leaves Body

@@ -11,40 +11,12 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/cortexhq/cortex"
-	"github.com/cortexhq/cortex/toolcall"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 )
-
-// UserAct is a stored user event (ai_user_events): one thing the human did.
-type UserAct struct {
-	ID        int64
-	LogID     int64
-	Tool      cortex.Tool
-	Project   string
-	Session   string
-	Host      string
-	Thread    string
-	Timestamp time.Time
-	Kind      string
-	Text      string
-	CallID    string
-	Source    string
-	// MetaJSON is the event's metadata as stored (see Meta).
-	MetaJSON string
-	// Voice is the stored reading of Text (see cortex.UserEvent),
-	// VoiceVersion the rules' version that read it (0: not read).
-	Voice        string
-	VoiceVersion int
-}
 
 const userActCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
 	COALESCE(ai_agent_id, ''), timestamp, event_kind, text, COALESCE(call_id, ''), COALESCE(source, ''),
 	COALESCE(metadata_json, ''), COALESCE(voice, ''), COALESCE(voice_version, 0)`
-
-// Meta decodes the event's metadata (decoded on demand: most readers
-// need none of it).
-func (a *UserAct) Meta() map[string]string {
-	return decodeMeta(sql.NullString{String: a.MetaJSON, Valid: true})
-}
 
 // userActKeyCols are userActCols without the texts (empty in the result).
 const userActKeyCols = `id, log_id, ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
@@ -87,7 +59,7 @@ func (db *DB) VoicesCurrent(ctx context.Context, version int) (bool, error) {
 // interrupts, refusals and acts whose stored reading says something (valid
 // when VoicesCurrent reports every reading is of the rules in use).
 func (db *DB) UserActKeys(ctx context.Context, f CandidateFilter, saying bool) ([]UserAct, error) {
-	w := f.where("")
+	w := candidateWhere(f, "")
 	from := `ai_user_events INDEXED BY idx_ai_user_events_time WHERE 1=1`
 	if saying {
 		from = `ai_user_events INDEXED BY idx_ai_user_events_friction
@@ -100,7 +72,7 @@ func (db *DB) UserActKeys(ctx context.Context, f CandidateFilter, saying bool) (
 // UserActCandidates returns the newest user events matching f (at most
 // f.Limit), newest first, with their texts and readings.
 func (db *DB) UserActCandidates(ctx context.Context, f CandidateFilter) ([]UserAct, error) {
-	w := f.where("")
+	w := candidateWhere(f, "")
 	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_time
 		WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...))
 }
@@ -108,7 +80,7 @@ func (db *DB) UserActCandidates(ctx context.Context, f CandidateFilter) ([]UserA
 // SessionUserActs returns the user events of a session in [from, to] (the
 // zero time leaves a side open), in time order, at most limit.
 func (db *DB) SessionUserActs(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]UserAct, error) {
-	q, args := sessionRange(`SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
+	q, args := sqlpart.SessionRange(`SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
 	return collectActs(db.query(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
 }
@@ -126,32 +98,30 @@ func (db *DB) UserActsByLogID(ctx context.Context, logIDs []int64) ([]UserAct, e
 		strings.TrimSuffix(strings.Repeat("?,", len(logIDs)), ",")+`) ORDER BY timestamp, id`, args...))
 }
 
-// sessionRange appends the session-scope arguments and an optional time
-// range to q.
-func sessionRange(q string, s SessionScope, from, to time.Time) (string, []any) {
-	args := []any{s.Session, string(s.Tool), s.Host}
-	if !from.IsZero() {
-		q += ` AND timestamp >= ?`
-		args = append(args, cortex.FormatTime(from))
+// SessionSkillEvents returns the skill events of a session in time order,
+// at most limit.
+func (db *DB) SessionSkillEvents(ctx context.Context, s SessionScope, limit int) ([]SessionSkill, error) {
+	rows, err := db.query(ctx, `SELECT id, log_id, timestamp, skill_name, COALESCE(skill_plugin, ''), COALESCE(skill_path, ''),
+		event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, ''), metadata_json FROM ai_skill_events
+		INDEXED BY idx_ai_skill_events_session_time
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? ORDER BY timestamp, id LIMIT ?`,
+		s.Session, string(s.Tool), s.Host, limit)
+	if err != nil {
+		return nil, queryFailed(err, "skill events")
 	}
-	if !to.IsZero() {
-		q += ` AND timestamp <= ?`
-		args = append(args, cortex.FormatTime(to))
+	defer rows.Close()
+	var out []SessionSkill
+	for rows.Next() {
+		var e SessionSkill
+		var ts string
+		var meta sql.NullString
+		if err := rows.Scan(&e.ID, &e.LogID, &ts, &e.Skill, &e.Plugin, &e.Path, &e.Kind, &e.Thread, &e.Project, &meta); err != nil {
+			return nil, queryFailed(err, "skill events")
+		}
+		e.Timestamp, e.Meta = parseStoredTime(ts), decodeMeta(meta)
+		out = append(out, e)
 	}
-	return q, args
-}
-
-// SessionSkill is a skill event as the engine scopes runs with it.
-type SessionSkill struct {
-	ID        int64
-	LogID     int64
-	Timestamp time.Time
-	Skill     string
-	Plugin    string
-	Path      string
-	Kind      string
-	Thread    string
-	Project   string
+	return out, rows.Err()
 }
 
 // KnownSkillNames returns the skill names the store saw loaded as a skill
@@ -175,33 +145,11 @@ func (db *DB) KnownSkillNames(ctx context.Context) (map[string]bool, error) {
 	return out, rows.Err()
 }
 
-// SessionCall is a tool call with what the engine classifies it by.
-type SessionCall struct {
-	ToolCall
-	CallID    string
-	Thread    string
-	TurnID    string
-	Arguments string
-	Output    string
-	// ResultTimestamp is when the result arrived (zero when pending).
-	ResultTimestamp time.Time
-	// Facts are the call's stored facts (package toolcall), FactsVersion
-	// the version of the rules that derived them (0: none yet).
-	toolcall.Facts
-	FactsVersion int
-}
-
-// Input is what the call's facts are derived from.
-func (c *SessionCall) Input() toolcall.Call {
-	return toolcall.Call{ToolName: c.ToolName, Status: c.Status, IsError: c.IsError, ExitCode: c.ExitCode,
-		Arguments: c.Arguments, Output: c.Output, ErrorText: c.ErrorText}
-}
-
 // SessionCalls returns the tool calls of a session in [from, to] (by call
 // time; the zero time leaves a side open), in time order, at most limit,
 // with their texts and stored facts.
 func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
-	q, args := sessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
+	q, args := sqlpart.SessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
 		COALESCE(arguments_json, ''), COALESCE(output_preview, ''), COALESCE(result_timestamp, ''),
 		COALESCE(class, ''), COALESCE(why, ''), COALESCE(op, ''), COALESCE(loads_skill, 0), COALESCE(facts_version, 0)
 		FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
@@ -273,17 +221,6 @@ func unpackCallFacts(packed string, c *SessionCall) error {
 	return nil
 }
 
-// HookRun is a runtime hook run as the friction lens attributes with it.
-type HookRun struct {
-	ID        int64
-	LogID     int64
-	Timestamp time.Time
-	Event     string
-	Name      string
-	Status    string
-	ExitCode  *int64
-}
-
 // FirstPrompt returns the id of a session's first typed prompt or command
 // of the main thread (0: none).
 func (db *DB) FirstPrompt(ctx context.Context, s SessionScope) (int64, error) {
@@ -298,14 +235,6 @@ func (db *DB) FirstPrompt(ctx context.Context, s SessionScope) (int64, error) {
 		return 0, queryFailed(err, "user events")
 	}
 	return id, nil
-}
-
-// StoredRaw is a row's stored original record (compressed by rawcodec) and
-// what it is.
-type StoredRaw struct {
-	Tool cortex.Tool
-	Kind string
-	Raw  []byte
 }
 
 // RawRecords returns the stored original records of rows, by id.

@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
+	"github.com/cortexhq/cortex/store"
 )
 
 // The reads of the session and row viewers: one session's rows in time
@@ -21,25 +22,15 @@ const sessionViewCols = `ai_tool, ai_session_id, hostname, COALESCE(ai_project, 
 	rows, user_rows, assistant_rows, tool_calls, error_rows, subagent_rows, COALESCE(tool_version, ''), COALESCE(transcript_path, ''),
 	COALESCE(title, ''), COALESCE(first_prompt, '')`
 
-// scanSession reads a session row: its counters, its title (its
-// summary, else its first typed prompt) and its duration.
+// scanSession reads a session row: its counters, its title and its
+// duration (see store.SetTitle).
 func scanSession(rows *sql.Rows) (cortex.Session, error) {
 	var s cortex.Session
 	var tool, title, prompt string
 	err := rows.Scan(&tool, &s.SessionID, &s.Hostname, &s.Project, &s.FirstSeen, &s.LastSeen, &s.Rows, &s.UserRows,
 		&s.AssistantRows, &s.ToolCalls, &s.ErrorRows, &s.SubagentRows, &s.ToolVersion, &s.TranscriptPath, &title, &prompt)
 	s.Tool = cortex.Tool(tool)
-	switch {
-	case title != "":
-		s.Title, s.TitleSource = title, "summary"
-	case prompt != "":
-		s.Title, s.TitleSource = prompt, "first_prompt"
-	}
-	if first, err1 := cortex.ParseTimestamp(s.FirstSeen); err1 == nil {
-		if last, err2 := cortex.ParseTimestamp(s.LastSeen); err2 == nil {
-			s.DurationSecs = last.Sub(first).Seconds()
-		}
-	}
+	store.SetTitle(&s, title, prompt)
 	return s, err
 }
 
@@ -94,110 +85,56 @@ func scanTranscriptRow(rows *sql.Rows, maxBytes int) (cortex.TranscriptRow, erro
 // sessionWhere selects a session's transcript rows.
 const sessionWhere = `ai_session_id = ? AND ai_tool = ? AND hostname = ?` + transcriptRowFilter
 
-func (s SessionScope) args() []any { return []any{s.Session, string(s.Tool), s.Host} }
+// scopeArgs are the arguments of sessionWhere.
+func scopeArgs(s SessionScope) []any { return []any{s.Session, string(s.Tool), s.Host} }
 
 // TranscriptRows returns a page of a session's rows in (timestamp, id)
-// order: the first page, the rows after or before a row, or a page around
-// a row (a quarter of the page before it). A row id that is not a row of
-// the session's transcript is a not-found error. Limit must be clamped.
+// order (see sqlpart.TranscriptPage). Limit must be clamped.
 func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cortex.TranscriptPage, error) {
-	page := cortex.TranscriptPage{Rows: []cortex.TranscriptRow{}}
 	s := SessionScope{Tool: q.Tool, Session: q.Session, Host: q.Host}
-	var pivot int64
-	for _, id := range []int64{q.AfterID, q.BeforeID, q.AroundID} {
-		if id != 0 {
-			pivot = id
-		}
-	}
-	var pts string
-	if pivot != 0 {
-		err := db.r.QueryRowContext(ctx, `SELECT timestamp FROM logs WHERE id = ? AND `+sessionWhere,
-			append([]any{pivot}, s.args()...)...).Scan(&pts)
-		if errors.Is(err, sql.ErrNoRows) {
-			return page, cortex.Errorf(cortex.CodeNotFound, "row %d is not a transcript row of session %s", pivot, q.Session)
-		}
-		if err != nil {
-			return page, queryFailed(err, "session rows")
-		}
-	}
-	read := func(cond string, args []any, desc bool, limit int) ([]cortex.TranscriptRow, bool, error) {
-		order := ` ORDER BY timestamp, id`
-		if desc {
-			order = ` ORDER BY timestamp DESC, id DESC`
-		}
-		rows, err := db.r.QueryContext(ctx, `SELECT `+transcriptCols+` FROM logs INDEXED BY idx_logs_session_time WHERE `+
-			sessionWhere+cond+order+` LIMIT ?`, append(append(s.args(), args...), limit+1)...)
-		if err != nil {
-			return nil, false, queryFailed(err, "session rows")
-		}
-		defer rows.Close()
-		var out []cortex.TranscriptRow
-		more := false
-		for rows.Next() {
-			if len(out) == limit {
-				more = true
-				break
+	const from = ` FROM logs INDEXED BY idx_logs_session_time WHERE ` + sessionWhere
+	return sqlpart.TranscriptPage(q, sqlpart.TranscriptReads{
+		Pivot: func(id int64) (string, bool, error) {
+			var ts string
+			err := db.r.QueryRowContext(ctx, `SELECT timestamp FROM logs WHERE id = ? AND `+sessionWhere,
+				append([]any{id}, scopeArgs(s)...)...).Scan(&ts)
+			if errors.Is(err, sql.ErrNoRows) {
+				return "", false, nil
 			}
-			r, err := scanTranscriptRow(rows, q.MaxBytes)
 			if err != nil {
-				return nil, false, queryFailed(err, "session rows")
+				return "", false, queryFailed(err, "session rows")
 			}
-			out = append(out, r)
-		}
-		if desc {
-			slices.Reverse(out)
-		}
-		return out, more, rows.Err()
-	}
-	const after, atOrAfter = ` AND (timestamp > ? OR (timestamp = ? AND id > ?))`, ` AND (timestamp > ? OR (timestamp = ? AND id >= ?))`
-	const before = ` AND (timestamp < ? OR (timestamp = ? AND id < ?))`
-	pargs := []any{pts, pts, pivot}
-	var err error
-	switch {
-	case q.AfterID != 0:
-		page.Rows, page.HasAfter, err = read(after, pargs, false, q.Limit)
-		page.HasBefore = true
-	case q.BeforeID != 0:
-		page.Rows, page.HasBefore, err = read(before, pargs, true, q.Limit)
-		page.HasAfter = true
-	case q.AroundID != 0:
-		var head, tail []cortex.TranscriptRow
-		head, page.HasBefore, err = read(before, pargs, true, q.Limit/4)
-		if err == nil {
-			tail, page.HasAfter, err = read(atOrAfter, pargs, false, q.Limit-len(head))
-		}
-		page.Rows = append(head, tail...)
-	default:
-		page.Rows, page.HasAfter, err = read("", nil, false, q.Limit)
-	}
-	if err != nil {
-		return page, err
-	}
-	if page.Rows == nil {
-		page.Rows = []cortex.TranscriptRow{}
-	}
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere,
-		s.args()...).Scan(&page.RowsTotal); err != nil {
-		return page, queryFailed(err, "session rows")
-	}
-	switch {
-	case len(page.Rows) == 0 && q.BeforeID == 0:
-		page.Offset = page.RowsTotal
-	case len(page.Rows) > 0 && page.HasBefore:
-		first := page.Rows[0]
-		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere+before,
-			append(s.args(), first.Timestamp, first.Timestamp, first.ID)...).Scan(&page.Offset); err != nil {
-			return page, queryFailed(err, "session rows")
-		}
-	}
-	return page, nil
-}
-
-// TranscriptEvents are the events of a span of a session.
-type TranscriptEvents struct {
-	Tools  []cortex.ToolEventRow
-	Skills []cortex.SkillEventRow
-	Hooks  []cortex.HookEventRow
+			return ts, true, nil
+		},
+		Rows: func(cond string, args []any, desc bool, limit int) ([]cortex.TranscriptRow, error) {
+			order := ` ORDER BY timestamp, id`
+			if desc {
+				order = ` ORDER BY timestamp DESC, id DESC`
+			}
+			rows, err := db.r.QueryContext(ctx, `SELECT `+transcriptCols+from+cond+order+` LIMIT ?`,
+				append(append(scopeArgs(s), args...), limit)...)
+			if err != nil {
+				return nil, queryFailed(err, "session rows")
+			}
+			defer rows.Close()
+			var out []cortex.TranscriptRow
+			for rows.Next() {
+				r, err := scanTranscriptRow(rows, q.MaxBytes)
+				if err != nil {
+					return nil, queryFailed(err, "session rows")
+				}
+				out = append(out, r)
+			}
+			return out, rows.Err()
+		},
+		Count: func(cond string, args []any) (int, error) {
+			var n int
+			if err := db.r.QueryRowContext(ctx, `SELECT count(*)`+from+cond, append(scopeArgs(s), args...)...).Scan(&n); err != nil {
+				return 0, queryFailed(err, "session rows")
+			}
+			return n, nil
+		},
+	})
 }
 
 // maxTranscriptEvents bounds each kind of TranscriptEvents.
@@ -263,14 +200,14 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 	}
 	sk, err := listRows(ctx, db.r, "skill events", `SELECT `+skillEventCols+` FROM ai_skill_events
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND log_id = ? ORDER BY id LIMIT ?`,
-		append(s.args(), id), 100, scanSkillEvent, nil)
+		append(scopeArgs(s), id), 100, scanSkillEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}
 	r.SkillEvents = sk.Events
 	te, err := listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND (call_log_id = ? OR result_log_id = ?) ORDER BY id LIMIT ?`,
-		append(s.args(), id, id), 100, scanToolEvent, nil)
+		append(scopeArgs(s), id, id), 100, scanToolEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}
@@ -294,7 +231,7 @@ func (db *DB) neighbours(ctx context.Context, s SessionScope, r *cortex.RowDetai
 		{&r.NextID, ` AND (timestamp > ? OR (timestamp = ? AND id > ?)) ORDER BY timestamp, id LIMIT 1`},
 	} {
 		err := db.r.QueryRowContext(ctx, `SELECT id FROM logs INDEXED BY idx_logs_session_time WHERE `+sessionWhere+q.cond,
-			append(s.args(), r.Timestamp, r.Timestamp, r.ID)...).Scan(q.dst)
+			append(scopeArgs(s), r.Timestamp, r.Timestamp, r.ID)...).Scan(q.dst)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return queryFailed(err, "session rows")
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
+	"github.com/cortexhq/cortex/store"
 )
 
 // usageRows per multi-row upsert of token usage.
@@ -171,35 +173,25 @@ func (w *importTx) title(leafUUID string, l leafRow) error {
 }
 
 // SessionUsage returns the token usage of sessions per model, keyed by
-// tool, session id and host.
-func (db *DB) SessionUsage(ctx context.Context, sessions []cortex.Session) (map[[3]string]map[string]cortex.TokenCounts, error) {
-	out := map[[3]string]map[string]cortex.TokenCounts{}
-	ids := map[string]bool{}
-	var args []any
-	for _, s := range sessions {
-		if !ids[s.SessionID] {
-			ids[s.SessionID] = true
-			args = append(args, s.SessionID)
-		}
-	}
-	for start := 0; start < len(args); start += 500 {
-		part := args[start:min(start+500, len(args))]
-		rows, err := db.r.QueryContext(ctx, `SELECT ai_tool, ai_session_id, hostname, model, count(*), sum(input_tokens),
-			sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(reasoning_tokens)
-			FROM ai_token_usage WHERE ai_session_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)
-			GROUP BY ai_tool, ai_session_id, hostname, model`, part...)
+// session.
+func (db *DB) SessionUsage(ctx context.Context, sessions []cortex.Session) (map[store.SessionScope]map[string]cortex.TokenCounts, error) {
+	out := map[store.SessionScope]map[string]cortex.TokenCounts{}
+	ids := sqlpart.SessionIDs(sessions)
+	for start := 0; start < len(ids); start += sqlpart.UsageChunk {
+		q, args := sqlpart.SessionUsage(ids[start:min(start+sqlpart.UsageChunk, len(ids))])
+		rows, err := db.r.QueryContext(ctx, q, args...)
 		if err != nil {
 			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read token usage: %v", err)
 		}
 		for rows.Next() {
-			var k [3]string
-			var model string
+			var k store.SessionScope
+			var tool, model string
 			var c cortex.TokenCounts
-			if err := rows.Scan(&k[0], &k[1], &k[2], &model, &c.Responses, &c.Input, &c.Output, &c.CacheRead, &c.CacheWrite,
-				&c.Reasoning); err != nil {
+			if err := rows.Scan(append([]any{&tool, &k.Session, &k.Host, &model}, sqlpart.UsageDest(&c)...)...); err != nil {
 				rows.Close()
 				return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read token usage")
 			}
+			k.Tool = cortex.Tool(tool)
 			if out[k] == nil {
 				out[k] = map[string]cortex.TokenCounts{}
 			}
@@ -215,11 +207,9 @@ func (db *DB) SessionUsage(ctx context.Context, sessions []cortex.Session) (map[
 
 // UsageBetween returns the token usage of one session per model between
 // two stored times (inclusive): what the session spent in that span.
-func (db *DB) UsageBetween(ctx context.Context, tool cortex.Tool, session, host, from, to string) (map[string]cortex.TokenCounts, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT model, count(*), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),
-		sum(cache_write_tokens), sum(reasoning_tokens) FROM ai_token_usage
-		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? GROUP BY model`,
-		session, string(tool), host, from, to)
+func (db *DB) UsageBetween(ctx context.Context, s store.SessionScope, from, to string) (map[string]cortex.TokenCounts, error) {
+	q, args := sqlpart.UsageBetween(s, from, to)
+	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read token usage: %v", err)
 	}
@@ -228,7 +218,7 @@ func (db *DB) UsageBetween(ctx context.Context, tool cortex.Tool, session, host,
 	for rows.Next() {
 		var model string
 		var c cortex.TokenCounts
-		if err := rows.Scan(&model, &c.Responses, &c.Input, &c.Output, &c.CacheRead, &c.CacheWrite, &c.Reasoning); err != nil {
+		if err := rows.Scan(append([]any{&model}, sqlpart.UsageDest(&c)...)...); err != nil {
 			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read token usage")
 		}
 		out[model] = c

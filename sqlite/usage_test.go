@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/store"
 )
 
 // TestTokenUsageDedupe stores a response's usage as Claude writes it
@@ -28,12 +29,12 @@ func TestTokenUsageDedupe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := got[[3]string{"claude", "sess-1", "host-a"}]["claude-opus-4-8"]
+	c := got[store.SessionScope{Tool: cortex.ToolClaude, Session: "sess-1", Host: "host-a"}]["claude-opus-4-8"]
 	if want := (cortex.TokenCounts{Input: 20, Output: 47, CacheRead: 200, CacheWrite: 10, Responses: 2}); c != want {
 		t.Fatalf("usage %+v, want %+v", c, want)
 	}
 	// A span of the session: only the responses inside it.
-	span, err := db.UsageBetween(context.Background(), cortex.ToolClaude, "sess-1", "host-a",
+	span, err := db.UsageBetween(context.Background(), store.SessionScope{Tool: cortex.ToolClaude, Session: "sess-1", Host: "host-a"},
 		cortex.FormatTime(at.Add(30*time.Second)), cortex.FormatTime(at.Add(2*time.Minute)))
 	if err != nil || span["claude-opus-4-8"].Output != 7 || span["claude-opus-4-8"].Responses != 1 {
 		t.Fatalf("span usage %+v %v", span, err)

@@ -27,6 +27,20 @@ func SearchText(dst, raw []byte) []byte {
 	return searchValue(dst, v, 0)
 }
 
+// RecordSearchText is what a stored row is found by, in both stores: every
+// string of its transcript record (see SearchText; raw decoded, nil when
+// it could not be), or a log line's message. A transcript row whose record
+// is not JSON is found by its text and what the record holds.
+func RecordSearchText(transcript bool, raw []byte, message string) []byte {
+	if !transcript {
+		return []byte(message)
+	}
+	if len(raw) == 0 || fastjson.ValidateBytes(raw) != nil {
+		return append(append([]byte(message), '\n'), raw...)
+	}
+	return SearchText(nil, raw)
+}
+
 // maxSearchDepth bounds the nesting followed (records nest a few levels;
 // JSON inside strings adds one each time).
 const maxSearchDepth = 64

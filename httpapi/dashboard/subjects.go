@@ -97,11 +97,11 @@ func (d *Dashboard) skills(w http.ResponseWriter, r *http.Request) (string, any,
 	if out.Sort == "" {
 		out.Sort, out.Desc = "incidents", true
 	}
-	incQ := values("since", sinceParam(out.Since), "limit", "100", "tool", q.Get("tool"), "project", q.Get("project"))
+	incQ := values("since", sinceParam(out.Since), "limit", "100", "tool", q.Get("tool"), "project", q.Get("project"), "host", q.Get("host"))
 	d.prefetch(r, call{"skill_incidents", incQ})
 	summary, err := callAs[cortex.EventList[cortex.SkillSummary]](d, r, "skill_events",
 		values("summary", "true", "since", sinceParam(out.Since), "limit", strconv.Itoa(app.MaxEventsLimit), "tool", q.Get("tool"),
-			"project", q.Get("project")))
+			"project", q.Get("project"), "host", q.Get("host")))
 	if err != nil {
 		return "", nil, err
 	}

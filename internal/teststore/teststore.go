@@ -4,6 +4,7 @@ package teststore
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -29,4 +30,29 @@ func Indexed(tb testing.TB, dirs ...string) (*sqlite.DB, string) {
 		}
 	}
 	return db, path
+}
+
+// Reader opens the store file at path read-only, for what the store's API
+// does not give (counts, digests). It is closed when the test ends.
+func Reader(tb testing.TB, path string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=query_only(1)")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Writer opens the store file at path for writing beside the store's own
+// handle, for tests that put in what the store's API does not write (data
+// of an older binary). It is closed when the test ends.
+func Writer(tb testing.TB, path string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }

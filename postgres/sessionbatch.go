@@ -1,0 +1,228 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/store"
+)
+
+// Reads of many sessions at once (the skill and friction lenses read
+// hundreds of sessions per answer): one query per read, each window a
+// row of a VALUES list joined LATERAL to its rows.
+
+// SessionsUserActs returns the user events of whole sessions, in time
+// order, at most limit per session (the first ones).
+func (db *DB) SessionsUserActs(ctx context.Context, scopes []store.SessionScope, limit int) (map[store.SessionScope][]store.UserAct, error) {
+	out := make(map[store.SessionScope][]store.UserAct, len(scopes))
+	if len(scopes) == 0 {
+		return out, nil
+	}
+	acts, err := db.acts(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE ai_session_id = ANY(?)
+		ORDER BY ai_session_id, timestamp, id`, store.SessionIDs(scopes))
+	if err != nil {
+		return nil, err
+	}
+	want := store.Wanted(scopes)
+	for _, a := range acts {
+		store.PerSession(out, want, store.SessionScope{Tool: a.Tool, Session: a.Session, Host: a.Host}, a, limit)
+	}
+	return out, nil
+}
+
+// SessionsSkillEvents returns the skill events of whole sessions, in time
+// order, at most limit per session (the first ones), without their
+// metadata (see SkillEventMeta).
+func (db *DB) SessionsSkillEvents(ctx context.Context, scopes []store.SessionScope, limit int) (map[store.SessionScope][]store.SessionSkill, error) {
+	out := make(map[store.SessionScope][]store.SessionSkill, len(scopes))
+	if len(scopes) == 0 {
+		return out, nil
+	}
+	type keyed struct {
+		k store.SessionScope
+		e store.SessionSkill
+	}
+	rows, err := db.query(ctx, `SELECT ai_tool, ai_session_id, hostname, id, log_id, timestamp, skill_name,
+		COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, '')
+		FROM ai_skill_events WHERE ai_session_id = ANY(?) ORDER BY ai_session_id, ai_tool, hostname, timestamp, id`,
+		store.SessionIDs(scopes))
+	evs, err := collect(rows, err, "skill events", func(rows pgx.Rows) (keyed, error) {
+		var r keyed
+		var tool, ts string
+		err := rows.Scan(&tool, &r.k.Session, &r.k.Host, &r.e.ID, &r.e.LogID, &ts, &r.e.Skill, &r.e.Plugin, &r.e.Path,
+			&r.e.Kind, &r.e.Thread, &r.e.Project)
+		r.k.Tool, r.e.Timestamp = cortex.Tool(tool), parseStoredTime(ts)
+		return r, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	want := store.Wanted(scopes)
+	for _, r := range evs {
+		store.PerSession(out, want, r.k, r.e, limit)
+	}
+	return out, nil
+}
+
+// SkillEventMeta returns a skill event's stored metadata (nil when none).
+func (db *DB) SkillEventMeta(ctx context.Context, id int64) (map[string]string, error) {
+	var meta *string
+	if err := db.queryRow(ctx, `SELECT metadata_json FROM ai_skill_events WHERE id = ?`, id).Scan(&meta); err != nil {
+		return nil, queryFailed(err, "skill events")
+	}
+	return decodeMeta(meta), nil
+}
+
+// windows are the bounds of call windows as query arguments (arrays, one
+// element per window): its index, session, agent, host, time span (""
+// and "\uffff" for open sides) and threads ("" for all, else the threads
+// between unit separators).
+func windows(ws []store.CallWindow) []any {
+	n := len(ws)
+	idx, sess, tool, host, from, to, threads := make([]int32, n), make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n)
+	for i, w := range ws {
+		idx[i], sess[i], tool[i], host[i] = int32(i), w.Scope.Session, string(w.Scope.Tool), w.Scope.Host
+		from[i], to[i] = "", "\uffff" // after every stored time
+		if !w.From.IsZero() {
+			from[i] = cortex.FormatTime(w.From)
+		}
+		if !w.To.IsZero() {
+			to[i] = cortex.FormatTime(w.To)
+		}
+		if len(w.Threads) > 0 {
+			threads[i] = "\x1f" + strings.Join(w.Threads, "\x1f") + "\x1f"
+		}
+	}
+	return []any{idx, sess, tool, host, from, to, threads}
+}
+
+// windowsFrom is the FROM clause of a read of many windows: its rows are
+// w.i (the window) and the columns of the LATERAL subquery, which selects
+// from the window's session (w.sess, w.tool, w.host) and time span
+// (w.t0, w.t1).
+const windowsFrom = ` FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+	AS w(i, sess, tool, host, t0, t1, threads) CROSS JOIN LATERAL `
+
+// SessionCallFactsMany returns the calls of many windows (at most limit
+// each, the first ones), in time order, with their stored facts and no
+// texts, status or exit code (see CallTextsByID).
+func (db *DB) SessionCallFactsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.SessionCall, error) {
+	out := make([][]store.SessionCall, len(ws))
+	if len(ws) == 0 {
+		return out, nil
+	}
+	type windowed struct {
+		w int
+		c store.SessionCall
+	}
+	rows, err := db.query(ctx, `SELECT w.i, c.id, c.call_log_id, c.result_log_id, c.timestamp, c.tool_name,
+		COALESCE(c.mcp_server, ''), COALESCE(c.mcp_tool, ''), COALESCE(c.is_error, 0), c.call_id, COALESCE(c.ai_agent_id, ''),
+		COALESCE(c.result_timestamp, ''), COALESCE(c.class, ''), COALESCE(c.loads_skill, 0), COALESCE(c.facts_version, 0),
+		COALESCE(c.op, '')`+windowsFrom+`(SELECT * FROM ai_mcp_events
+		WHERE ai_session_id = w.sess AND ai_tool = w.tool AND hostname = w.host AND timestamp >= w.t0 AND timestamp <= w.t1
+		AND (w.threads = '' OR strpos(w.threads, chr(31) || COALESCE(ai_agent_id, '') || chr(31)) > 0)
+		ORDER BY timestamp, id LIMIT ?) c ORDER BY w.i, c.timestamp, c.id`, append(windows(ws), limit)...)
+	got, err := collect(rows, err, "tool calls", func(rows pgx.Rows) (windowed, error) {
+		var r windowed
+		var ts, rts string
+		var isErr, loads int
+		err := rows.Scan(&r.w, &r.c.ID, &r.c.CallLogID, &r.c.ResultLogID, &ts, &r.c.ToolName, &r.c.MCPServer, &r.c.MCPTool,
+			&isErr, &r.c.CallID, &r.c.Thread, &rts, &r.c.Class, &loads, &r.c.FactsVersion, &r.c.Op)
+		r.c.Timestamp, r.c.IsError, r.c.LoadsSkill = parseStoredTime(ts), isErr == 1, loads == 1
+		if rts != "" {
+			r.c.ResultTimestamp = parseStoredTime(rts)
+		}
+		return r, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range got {
+		out[r.w] = append(out[r.w], r.c)
+	}
+	return out, nil
+}
+
+// SessionHookRunsMany returns the runtime hook runs of many windows (a
+// window's threads are ignored) whose status is not success or that
+// exited non-zero, in time order, at most limit per window (the first).
+func (db *DB) SessionHookRunsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.HookRun, error) {
+	out := make([][]store.HookRun, len(ws))
+	if len(ws) == 0 {
+		return out, nil
+	}
+	type windowed struct {
+		w int
+		h store.HookRun
+	}
+	args := windows(ws)
+	// Hook runs are read in closed windows only.
+	for i := range ws {
+		args[6].([]string)[i] = ""
+	}
+	rows, err := db.query(ctx, `SELECT w.i, h.id, COALESCE(h.log_id, 0), h.timestamp, h.hook_event, COALESCE(h.hook_name, ''),
+		h.status, h.exit_code`+windowsFrom+`(SELECT * FROM ai_hook_events
+		WHERE ai_session_id = w.sess AND ai_tool = w.tool AND hostname = w.host AND timestamp >= w.t0 AND timestamp <= w.t1
+		AND evidence_kind = 'runtime_transcript' AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)
+		ORDER BY timestamp, id LIMIT ?) h ORDER BY w.i, h.timestamp, h.id`, append(args, limit)...)
+	got, err := collect(rows, err, "hook events", func(rows pgx.Rows) (windowed, error) {
+		var r windowed
+		var ts string
+		err := rows.Scan(&r.w, &r.h.ID, &r.h.LogID, &ts, &r.h.Event, &r.h.Name, &r.h.Status, &r.h.ExitCode)
+		r.h.Timestamp = parseStoredTime(ts)
+		return r, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range got {
+		out[r.w] = append(out[r.w], r.h)
+	}
+	return out, nil
+}
+
+// SessionCallNames returns the tool calls of a session in [from, to], in
+// time order, at most limit: which call, when, which tool and whether it
+// failed — no status, exit code or text.
+func (db *DB) SessionCallNames(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.ToolCall, error) {
+	rows, err := db.query(ctx, `SELECT id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),
+		COALESCE(mcp_tool, ''), COALESCE(is_error, 0) FROM ai_mcp_events
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
+		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
+	return collect(rows, err, "tool calls", func(rows pgx.Rows) (store.ToolCall, error) {
+		var c store.ToolCall
+		var ts string
+		var isErr int
+		err := rows.Scan(&c.ID, &c.CallLogID, &c.ResultLogID, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &isErr)
+		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1
+		return c, err
+	})
+}
+
+// CallTextsByID returns the texts of tool calls, by event id.
+func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]store.CallTexts, error) {
+	out := make(map[int64]store.CallTexts, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	type withID struct {
+		id int64
+		t  store.CallTexts
+	}
+	rows, err := db.query(ctx, `SELECT id, status, exit_code, COALESCE(arguments_json, ''), COALESCE(output_preview, ''),
+		COALESCE(error_text, ''), COALESCE(why, '') FROM ai_mcp_events WHERE id = ANY(?)`, ids)
+	got, err := collect(rows, err, "tool calls", func(rows pgx.Rows) (withID, error) {
+		var r withID
+		err := rows.Scan(&r.id, &r.t.Status, &r.t.ExitCode, &r.t.Arguments, &r.t.Output, &r.t.ErrorText, &r.t.Why)
+		return r, err
+	})
+	for _, r := range got {
+		out[r.id] = r.t
+	}
+	return out, err
+}
