@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -190,18 +191,9 @@ func (db *DB) SessionHookRunsMany(ctx context.Context, ws []store.CallWindow, li
 // time order, at most limit: which call, when, which tool and whether it
 // failed — no status, exit code or text.
 func (db *DB) SessionCallNames(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]store.ToolCall, error) {
-	rows, err := db.query(ctx, `SELECT id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),
-		COALESCE(mcp_tool, ''), COALESCE(is_error, 0) FROM ai_mcp_events
+	return db.calls(ctx, `SELECT `+sqlpart.CallNameCols+` FROM ai_mcp_events
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
 		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
-	return collect(rows, err, "tool calls", func(rows pgx.Rows) (store.ToolCall, error) {
-		var c store.ToolCall
-		var ts string
-		var isErr int
-		err := rows.Scan(&c.ID, &c.CallLogID, &c.ResultLogID, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &isErr)
-		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1
-		return c, err
-	})
 }
 
 // CallTextsByID returns the texts of tool calls, by event id.

@@ -187,28 +187,9 @@ func (db *DB) NearbyLogs(ctx context.Context, host string, from, to time.Time, e
 // call, when, which tool and whether it failed — no status, exit code or
 // text.
 func (db *DB) SessionCallNames(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]ToolCall, error) {
-	rows, err := db.query(ctx, `SELECT id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),
-		COALESCE(mcp_tool, ''), COALESCE(is_error, 0) FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
+	return collectCalls(db.query(ctx, `SELECT `+sqlpart.CallNameCols+` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
-		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
-	if err != nil {
-		return nil, queryFailed(err, "tool calls")
-	}
-	defer rows.Close()
-	var out []ToolCall
-	for rows.Next() {
-		var c ToolCall
-		var ts string
-		var callLog, resultLog sql.NullInt64
-		var isErr int
-		if err := rows.Scan(&c.ID, &callLog, &resultLog, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &isErr); err != nil {
-			return nil, queryFailed(err, "tool calls")
-		}
-		c.Timestamp, c.IsError = parseStoredTime(ts), isErr == 1
-		c.CallLogID, c.ResultLogID = ptrInt64(callLog), ptrInt64(resultLog)
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
 }
 
 const callCols = `id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),

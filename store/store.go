@@ -463,15 +463,20 @@ func SetTitle(s *cortex.Session, title, prompt string) {
 // SessionIDs returns the distinct session ids of scopes, in order: what a
 // read of many sessions selects by (its rows are then kept by Wanted).
 func SessionIDs(scopes []SessionScope) []string {
-	seen := make(map[string]bool, len(scopes))
-	var ids []string
-	for _, s := range scopes {
-		if !seen[s.Session] {
-			seen[s.Session] = true
-			ids = append(ids, s.Session)
+	return Distinct(scopes, func(s SessionScope) string { return s.Session })
+}
+
+// Distinct returns the distinct keys of xs, in order.
+func Distinct[T any](xs []T, key func(T) string) []string {
+	seen := make(map[string]bool, len(xs))
+	var out []string
+	for _, x := range xs {
+		if k := key(x); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
 		}
 	}
-	return ids
+	return out
 }
 
 // Wanted is the set of scopes (a session id is shared by agents and hosts:

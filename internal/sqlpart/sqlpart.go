@@ -370,17 +370,16 @@ func SessionUsage(ids []string) (string, []any) {
 		Marks(len(ids)) + `) GROUP BY ai_tool, ai_session_id, hostname, model`, args
 }
 
+// CallNameCols are the columns of a tool call (as both stores scan them:
+// id, call and result rows, time, tool, MCP server and tool, status,
+// failure, exit code, error text) that a session's call index holds:
+// the status, exit code and error text are left empty.
+const CallNameCols = `id, call_log_id, result_log_id, timestamp, tool_name, COALESCE(mcp_server, ''),
+	COALESCE(mcp_tool, ''), '', COALESCE(is_error, 0), CAST(NULL AS bigint), ''`
+
 // SessionIDs are the distinct session ids of sessions, in order.
 func SessionIDs(sessions []cortex.Session) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range sessions {
-		if !seen[s.SessionID] {
-			seen[s.SessionID] = true
-			out = append(out, s.SessionID)
-		}
-	}
-	return out
+	return store.Distinct(sessions, func(s cortex.Session) string { return s.SessionID })
 }
 
 // UsageBetween is the query of one session's token usage per model
