@@ -5,7 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
+	"strings"
 	"sync"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver: FTS5 cuts and stems words
@@ -24,15 +24,20 @@ type Posting struct {
 }
 
 // Indexer cuts texts into the terms and positions the SQLite store's
-// search index holds for them, by asking SQLite's FTS5 itself (an
-// in-memory database with the same tokenizer): the PostgreSQL store
-// indexes and queries these terms, so both stores find the same rows
-// for the same words. It is safe for concurrent use (one text batch at a
-// time).
+// search index holds for them: the tokens of Tokens (FTS5's unicode61,
+// checked against FTS5 itself), each reduced to its English stem by
+// SQLite's FTS5 porter tokenizer (an in-memory table, so the stems are
+// exactly the search file's; a token is stemmed once and remembered). The
+// PostgreSQL store indexes and queries these terms, so both stores find
+// the same rows for the same words. It is safe for concurrent use.
 type Indexer struct {
-	mu sync.Mutex
-	db *sql.DB
+	mu    sync.Mutex
+	db    *sql.DB
+	stems map[string]string
 }
+
+// maxStems bounds the remembered stems (forgotten all at once past it).
+const maxStems = 1 << 18
 
 // NewIndexer opens an Indexer.
 func NewIndexer() (*Indexer, error) {
@@ -49,7 +54,7 @@ func NewIndexer() (*Indexer, error) {
 		db.Close()
 		return nil, fmt.Errorf("full-text indexer: %w", err)
 	}
-	return &Indexer{db: db}, nil
+	return &Indexer{db: db, stems: map[string]string{}}, nil
 }
 
 // Close releases the indexer.
@@ -59,53 +64,94 @@ func (x *Indexer) Close() error { return x.db.Close() }
 // position order.
 func (x *Indexer) Postings(ctx context.Context, texts []string) ([][]Posting, error) {
 	out := make([][]Posting, len(texts))
-	if len(texts) == 0 {
-		return out, nil
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("full-text indexer: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO t(t) VALUES ('delete-all')`); err != nil {
-		return nil, fmt.Errorf("full-text indexer: %w", err)
-	}
-	st, err := tx.PrepareContext(ctx, `INSERT INTO t(rowid, x) VALUES (?, ?)`)
-	if err != nil {
-		return nil, fmt.Errorf("full-text indexer: %w", err)
-	}
+	var unknown []string
+	seen := map[string]bool{}
 	for i, text := range texts {
-		if text == "" {
+		toks := Tokens(text)
+		if len(toks) == 0 {
 			continue
 		}
-		if _, err := st.ExecContext(ctx, i+1, text); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("full-text indexer: %w", err)
+		ps := make([]Posting, len(toks))
+		for j, tok := range toks {
+			ps[j] = Posting{Term: tok, Position: j}
+			if _, ok := x.stems[tok]; !ok && !seen[tok] {
+				seen[tok] = true
+				unknown = append(unknown, tok)
+			}
+		}
+		out[i] = ps
+	}
+	if len(x.stems)+len(unknown) > maxStems {
+		clear(x.stems)
+		unknown = unknown[:0]
+		for tok := range seen {
+			unknown = append(unknown, tok)
+		}
+		for _, ps := range out {
+			for _, p := range ps {
+				if !seen[p.Term] {
+					seen[p.Term] = true
+					unknown = append(unknown, p.Term)
+				}
+			}
 		}
 	}
-	st.Close()
-	rows, err := tx.QueryContext(ctx, `SELECT doc, term, offset FROM v`)
-	if err != nil {
-		return nil, fmt.Errorf("full-text indexer: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var doc int
-		var p Posting
-		if err := rows.Scan(&doc, &p.Term, &p.Position); err != nil {
-			return nil, fmt.Errorf("full-text indexer: %w", err)
-		}
-		out[doc-1] = append(out[doc-1], p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("full-text indexer: %w", err)
+	if err := x.stem(ctx, unknown); err != nil {
+		return nil, err
 	}
 	for _, ps := range out {
-		slices.SortFunc(ps, func(a, b Posting) int {
-			return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.Term, b.Term))
-		})
+		for j := range ps {
+			ps[j].Term = x.stems[ps[j].Term]
+		}
 	}
 	return out, nil
+}
+
+// stem learns the stems of tokens from FTS5: the tokens, separated by
+// spaces, are one document whose i-th term is the i-th token's stem.
+func (x *Indexer) stem(ctx context.Context, tokens []string) error {
+	for len(tokens) > 0 {
+		part := tokens[:min(len(tokens), 10_000)]
+		tokens = tokens[len(part):]
+		tx, err := x.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("full-text indexer: %w", err)
+		}
+		stems := make([]string, len(part))
+		err = func() error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO t(t) VALUES ('delete-all')`); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO t(rowid, x) VALUES (1, ?)`, strings.Join(part, " ")); err != nil {
+				return err
+			}
+			rows, err := tx.QueryContext(ctx, `SELECT term, offset FROM v`)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var term string
+				var off int
+				if err := rows.Scan(&term, &off); err != nil {
+					return err
+				}
+				if off < 0 || off >= len(stems) {
+					return fmt.Errorf("stem at %d of %d tokens", off, len(stems))
+				}
+				stems[off] = term
+			}
+			return rows.Err()
+		}()
+		tx.Rollback()
+		if err != nil {
+			return fmt.Errorf("full-text indexer: %w", err)
+		}
+		for i, tok := range part {
+			x.stems[tok] = cmp.Or(stems[i], tok)
+		}
+	}
+	return nil
 }
