@@ -64,6 +64,10 @@ func TestPushContentLevels(t *testing.T) {
 		`SELECT count(*) FROM ai_skill_events WHERE metadata_json LIKE '%"args"%'`:                                                    0,
 		`SELECT count(*) FROM ai_user_events WHERE voice IS NOT NULL`:                                                                 0,
 		`SELECT count(*) FROM ai_skill_bodies WHERE body <> ''`:                                                                       0,
+		// The calls' facts go, without their failure lines; operations
+		// as hashes.
+		`SELECT count(*) FROM ai_mcp_events WHERE why IS NOT NULL OR op NOT LIKE 'sha256:%' AND op <> ''`: 0,
+		`SELECT count(*) FROM ai_mcp_events WHERE class IS NULL OR facts_version IS NULL`:                 0,
 	} {
 		if n := testpg.Count(t, url, q); n != want {
 			t.Errorf("%s = %d, want %d", q, n, want)
@@ -107,6 +111,14 @@ func TestPushContentLevels(t *testing.T) {
 	}
 	if n := testpg.Count(t, url, `SELECT count(*) FROM logs WHERE raw IS NOT NULL`); n != 0 {
 		t.Errorf("%d original records pushed with content redacted", n)
+	}
+	// Without the records, the rows are still found by their full text
+	// and its stems ("errors" finds "error"), failure lines are sent.
+	if res, err := svc.Search(ctx, cortex.SearchParams{Query: "errors", Role: cortex.RoleToolResult, Limit: 10}); err != nil || len(res.Hits) == 0 {
+		t.Errorf("search after pushing redacted: %+v %v", res, err)
+	}
+	if n := testpg.Count(t, url, `SELECT count(*) FROM ai_mcp_events WHERE why IS NOT NULL`); n == 0 {
+		t.Error("no failure lines after pushing redacted")
 	}
 	if n := testpg.Count(t, url, `SELECT count(*) FROM push_stores WHERE content = 'redacted'`); n != 1 {
 		t.Errorf("the store's level is not recorded as redacted")
