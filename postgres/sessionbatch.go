@@ -109,82 +109,71 @@ func windows(ws []store.CallWindow) []any {
 const windowsFrom = ` FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
 	AS w(i, sess, tool, host, t0, t1, threads) CROSS JOIN LATERAL `
 
-// SessionCallFactsMany returns the calls of many windows (at most limit
-// each, the first ones), in time order, with their stored facts and no
-// texts, status or exit code (see CallTextsByID).
-func (db *DB) SessionCallFactsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.SessionCall, error) {
-	out := make([][]store.SessionCall, len(ws))
-	if len(ws) == 0 {
+// readWindows runs a read of n windows whose rows start with the window's
+// index (w.i) and scans the rest of each row with scan.
+func readWindows[T any](ctx context.Context, db *DB, n int, q string, args []any, what string,
+	scan func(pgx.Rows, *T, *int) error) ([][]T, error) {
+	out := make([][]T, n)
+	if n == 0 {
 		return out, nil
 	}
 	type windowed struct {
 		w int
-		c store.SessionCall
+		v T
 	}
-	rows, err := db.query(ctx, `SELECT w.i, c.id, c.call_log_id, c.result_log_id, c.timestamp, c.tool_name,
-		COALESCE(c.mcp_server, ''), COALESCE(c.mcp_tool, ''), COALESCE(c.is_error, 0), c.call_id, COALESCE(c.ai_agent_id, ''),
-		COALESCE(c.result_timestamp, ''), COALESCE(c.class, ''), COALESCE(c.loads_skill, 0), COALESCE(c.facts_version, 0),
-		COALESCE(c.op, '')`+windowsFrom+`(SELECT * FROM ai_mcp_events
-		WHERE ai_session_id = w.sess AND ai_tool = w.tool AND hostname = w.host AND timestamp >= w.t0 AND timestamp <= w.t1
-		AND (w.threads = '' OR strpos(w.threads, chr(31) || COALESCE(ai_agent_id, '') || chr(31)) > 0)
-		ORDER BY timestamp, id LIMIT ?) c ORDER BY w.i, c.timestamp, c.id`, append(windows(ws), limit)...)
-	got, err := collect(rows, err, "tool calls", func(rows pgx.Rows) (windowed, error) {
+	rows, err := db.query(ctx, q, args...)
+	got, err := collect(rows, err, what, func(rows pgx.Rows) (windowed, error) {
 		var r windowed
-		var ts, rts string
-		var isErr, loads int
-		err := rows.Scan(&r.w, &r.c.ID, &r.c.CallLogID, &r.c.ResultLogID, &ts, &r.c.ToolName, &r.c.MCPServer, &r.c.MCPTool,
-			&isErr, &r.c.CallID, &r.c.Thread, &rts, &r.c.Class, &loads, &r.c.FactsVersion, &r.c.Op)
-		r.c.Timestamp, r.c.IsError, r.c.LoadsSkill = parseStoredTime(ts), isErr == 1, loads == 1
-		if rts != "" {
-			r.c.ResultTimestamp = parseStoredTime(rts)
-		}
-		return r, err
+		return r, scan(rows, &r.v, &r.w)
 	})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range got {
-		out[r.w] = append(out[r.w], r.c)
+		out[r.w] = append(out[r.w], r.v)
 	}
 	return out, nil
+}
+
+// SessionCallFactsMany returns the calls of many windows (at most limit
+// each, the first ones), in time order, with their stored facts and no
+// texts, status or exit code (see CallTextsByID).
+func (db *DB) SessionCallFactsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.SessionCall, error) {
+	return readWindows(ctx, db, len(ws), `SELECT w.i, c.id, c.call_log_id, c.result_log_id, c.timestamp, c.tool_name,
+		COALESCE(c.mcp_server, ''), COALESCE(c.mcp_tool, ''), COALESCE(c.is_error, 0), c.call_id, COALESCE(c.ai_agent_id, ''),
+		COALESCE(c.result_timestamp, ''), COALESCE(c.class, ''), COALESCE(c.loads_skill, 0), COALESCE(c.facts_version, 0),
+		COALESCE(c.op, '')`+windowsFrom+`(SELECT * FROM ai_mcp_events
+		WHERE ai_session_id = w.sess AND ai_tool = w.tool AND hostname = w.host AND timestamp >= w.t0 AND timestamp <= w.t1
+		AND (w.threads = '' OR strpos(w.threads, chr(31) || COALESCE(ai_agent_id, '') || chr(31)) > 0)
+		ORDER BY timestamp, id LIMIT ?) c ORDER BY w.i, c.timestamp, c.id`, append(windows(ws), limit), "tool calls",
+		func(rows pgx.Rows, c *store.SessionCall, w *int) error {
+			var ts, rts string
+			var isErr, loads int
+			err := rows.Scan(w, &c.ID, &c.CallLogID, &c.ResultLogID, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool,
+				&isErr, &c.CallID, &c.Thread, &rts, &c.Class, &loads, &c.FactsVersion, &c.Op)
+			c.Timestamp, c.IsError, c.LoadsSkill = parseStoredTime(ts), isErr == 1, loads == 1
+			if rts != "" {
+				c.ResultTimestamp = parseStoredTime(rts)
+			}
+			return err
+		})
 }
 
 // SessionHookRunsMany returns the runtime hook runs of many windows (a
 // window's threads are ignored) whose status is not success or that
 // exited non-zero, in time order, at most limit per window (the first).
 func (db *DB) SessionHookRunsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.HookRun, error) {
-	out := make([][]store.HookRun, len(ws))
-	if len(ws) == 0 {
-		return out, nil
-	}
-	type windowed struct {
-		w int
-		h store.HookRun
-	}
-	args := windows(ws)
-	// Hook runs are read in closed windows only.
-	for i := range ws {
-		args[6].([]string)[i] = ""
-	}
-	rows, err := db.query(ctx, `SELECT w.i, h.id, COALESCE(h.log_id, 0), h.timestamp, h.hook_event, COALESCE(h.hook_name, ''),
-		h.status, h.exit_code`+windowsFrom+`(SELECT * FROM ai_hook_events
+	return readWindows(ctx, db, len(ws), `SELECT w.i, h.id, COALESCE(h.log_id, 0), h.timestamp, h.hook_event,
+		COALESCE(h.hook_name, ''), h.status, h.exit_code`+windowsFrom+`(SELECT * FROM ai_hook_events
 		WHERE ai_session_id = w.sess AND ai_tool = w.tool AND hostname = w.host AND timestamp >= w.t0 AND timestamp <= w.t1
 		AND evidence_kind = 'runtime_transcript' AND (status <> 'success' OR COALESCE(exit_code, 0) <> 0)
-		ORDER BY timestamp, id LIMIT ?) h ORDER BY w.i, h.timestamp, h.id`, append(args, limit)...)
-	got, err := collect(rows, err, "hook events", func(rows pgx.Rows) (windowed, error) {
-		var r windowed
-		var ts string
-		err := rows.Scan(&r.w, &r.h.ID, &r.h.LogID, &ts, &r.h.Event, &r.h.Name, &r.h.Status, &r.h.ExitCode)
-		r.h.Timestamp = parseStoredTime(ts)
-		return r, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range got {
-		out[r.w] = append(out[r.w], r.h)
-	}
-	return out, nil
+		ORDER BY timestamp, id LIMIT ?) h ORDER BY w.i, h.timestamp, h.id`, append(windows(ws), limit), "hook events",
+		func(rows pgx.Rows, h *store.HookRun, w *int) error {
+			var ts string
+			err := rows.Scan(w, &h.ID, &h.LogID, &ts, &h.Event, &h.Name, &h.Status, &h.ExitCode)
+			h.Timestamp = parseStoredTime(ts)
+			return err
+		})
 }
 
 // SessionCallNames returns the tool calls of a session in [from, to], in
