@@ -3,9 +3,11 @@
 // word* prefixes, OR) into a Query each store renders in its own syntax
 // (an FTS5 MATCH expression, a PostgreSQL tsquery); Tokens splits text into
 // the words a row is found by — the rules of SQLite FTS5's unicode61
-// tokenizer with remove_diacritics 2, so the PostgreSQL store, which
-// indexes these tokens, finds the same rows as the SQLite store; Snippet
-// cuts the excerpt shown with a hit (Excerpt).
+// tokenizer with remove_diacritics 2; Indexer reduces them to the English
+// stems the SQLite store's search file holds (with FTS5's own porter
+// tokenizer), so the PostgreSQL store, which indexes those terms, finds the
+// same rows as the SQLite store; Excerpt cuts the snippet shown with a hit
+// and finds its matches.
 package fts
 
 import (
