@@ -34,7 +34,7 @@ func (skillLens) prepare(p *cortex.IncidentParams) error {
 }
 
 // skillNames resolves a skill as typed ("search") to the stored names it
-// stands for (see sqlite.SkillNamesMatching).
+// stands for (see Store.SkillNamesMatching).
 func skillNames(ctx context.Context, db Store, skill string) ([]string, error) {
 	return db.SkillNamesMatching(ctx, skill)
 }
