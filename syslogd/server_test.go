@@ -226,7 +226,12 @@ func TestReceiveUDPAndTCP(t *testing.T) {
 			t.Errorf("stored counters %+v, want %+v", c, w)
 		}
 	}
-	// Searchable like transcript rows.
+	// Searchable like transcript rows, once the search index (kicked by
+	// each commit, in the background) has caught up: bring it up to date
+	// here rather than race the background pass.
+	if _, err := db.IndexSearch(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
 	res, err := db.Search(context.Background(), cortex.SearchParams{Query: "octet", Limit: 10})
 	if err != nil || res.Total != 2 {
 		t.Fatalf("search: %+v %v", res, err)
