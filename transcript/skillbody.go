@@ -58,7 +58,9 @@ func SkillBody(text, args string) string {
 	}
 	lines := strings.Split(t, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
+		// A stray carriage return ends a line as white space does (left
+		// in, "\r \n" would become a CRLF once the space is cut).
+		lines[i] = strings.TrimRight(l, " \t\r")
 	}
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
