@@ -135,30 +135,17 @@ func (db *DB) SessionEvents(ctx context.Context, s store.SessionScope, from, to 
 // (rawcodec-encoded; none when pushed without records). An unknown id is a
 // not-found error.
 func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail, []byte, error) {
-	var r cortex.RowDetail
-	var tool, role, sev string
-	var isErr int
+	var sc sqlpart.RowScan
 	var meta *string
-	var raw []byte
-	err := db.queryRow(ctx, `SELECT id, timestamp, hostname, COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
-		COALESCE(ai_session_id, ''), COALESCE(ai_transcript_path, ''), COALESCE(source_line, 0), COALESCE(ai_role, ''),
-		COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''), COALESCE(ai_agent_id, ''), is_error, severity, COALESCE(app_name, ''),
-		COALESCE(facility, ''), source, received_at, metadata_json, message, raw FROM logs WHERE id = ?`, id).Scan(
-		&r.ID, &r.Timestamp, &r.Hostname, &tool, &r.Project, &r.SessionID, &r.TranscriptPath, &r.Line, &role, &r.Kind,
-		&r.ToolName, &r.AgentID, &isErr, &sev, &r.AppName, &r.Facility, &r.Source, &r.ReceivedAt, &meta, &r.Text, &raw)
+	err := db.queryRow(ctx, sqlpart.RowSelect, id).Scan(sc.Dest(&meta)...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return r, nil, cortex.Errorf(cortex.CodeNotFound, "no row %d", id)
+		return sc.R, nil, cortex.Errorf(cortex.CodeNotFound, "no row %d", id)
 	}
 	if err != nil {
-		return r, nil, queryFailed(err, "rows")
+		return sc.R, nil, queryFailed(err, "rows")
 	}
-	r.Tool, r.Role, r.Severity, r.IsError, r.Metadata = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1,
-		decodeMeta(meta)
-	r.TextBytes = len(r.Text)
-	if maxText > 0 && len(r.Text) > maxText {
-		r.Text, r.TextTruncated = cortex.CutUTF8(r.Text, maxText), true
-	}
-	r.SkillEvents, r.ToolEvents, r.HookEvents = []cortex.SkillEventRow{}, []cortex.ToolEventRow{}, []cortex.HookEventRow{}
+	sc.Finish(decodeMeta(meta), maxText)
+	r, raw := sc.R, sc.Raw
 	if r.Tool == "" || r.SessionID == "" {
 		return r, raw, nil
 	}

@@ -100,3 +100,39 @@ func TranscriptPage(q cortex.TranscriptQuery, r TranscriptReads) (cortex.Transcr
 	}
 	return page, err
 }
+
+// RowSelect reads one row of logs by id (its one ? is the id) into a
+// RowScan.
+const RowSelect = `SELECT id, timestamp, hostname, COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
+	COALESCE(ai_session_id, ''), COALESCE(ai_transcript_path, ''), COALESCE(source_line, 0), COALESCE(ai_role, ''),
+	COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''), COALESCE(ai_agent_id, ''), is_error, severity, COALESCE(app_name, ''),
+	COALESCE(facility, ''), source, received_at, metadata_json, message, raw FROM logs WHERE id = ?`
+
+// RowScan receives a RowSelect: scan into Dest, then Finish.
+type RowScan struct {
+	R               cortex.RowDetail
+	Raw             []byte
+	tool, role, sev string
+	isErr           int
+}
+
+// Dest lists the scan destinations of a RowSelect; meta receives the
+// metadata JSON (the store's nullable string type).
+func (s *RowScan) Dest(meta any) []any {
+	r := &s.R
+	return []any{&r.ID, &r.Timestamp, &r.Hostname, &s.tool, &r.Project, &r.SessionID, &r.TranscriptPath, &r.Line, &s.role,
+		&r.Kind, &r.ToolName, &r.AgentID, &s.isErr, &s.sev, &r.AppName, &r.Facility, &r.Source, &r.ReceivedAt, meta, &r.Text, &s.Raw}
+}
+
+// Finish types the scanned columns, sets the decoded metadata and cuts the
+// text to maxText bytes (0: whole); the event lists start empty.
+func (s *RowScan) Finish(meta map[string]string, maxText int) {
+	r := &s.R
+	r.Tool, r.Role, r.Severity, r.IsError, r.Metadata = cortex.Tool(s.tool), cortex.Role(s.role), cortex.Severity(s.sev),
+		s.isErr == 1, meta
+	r.TextBytes = len(r.Text)
+	if maxText > 0 && len(r.Text) > maxText {
+		r.Text, r.TextTruncated = cortex.CutUTF8(r.Text, maxText), true
+	}
+	r.SkillEvents, r.ToolEvents, r.HookEvents = []cortex.SkillEventRow{}, []cortex.ToolEventRow{}, []cortex.HookEventRow{}
+}
