@@ -14,10 +14,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +26,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/fts"
+	"github.com/cortexhq/cortex/internal/migrations"
 	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/rawcodec"
 )
@@ -157,41 +156,14 @@ func (db *DB) Close() error {
 	return db.words.Close()
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and '_'", e.Name())
-		}
-		b, err := migrationFS.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(e.Name(), ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
+func loadMigrations() ([]migrations.Migration, error) {
+	return migrations.Load(migrationFS, "migrations")
 }
 
 // SchemaVersion is the newest team-store migration this binary knows.
 func SchemaVersion() int {
 	ms, _ := loadMigrations()
-	if len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].version
+	return migrations.Newest(ms)
 }
 
 // migrationLock is the advisory lock key that serializes migrations of
@@ -223,26 +195,26 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err := conn.QueryRow(ctx, `SELECT COALESCE(max(version), 0) FROM cortex_schema`).Scan(&newest); err != nil {
 		return db.failed(err, "migrate")
 	}
-	if newest > ms[len(ms)-1].version {
+	if newest > migrations.Newest(ms) {
 		return cortex.Errorf(cortex.CodeUnavailable, "PostgreSQL store %s has schema version %d, newer than this cortex binary (%d); upgrade cortex",
-			db.name, newest, ms[len(ms)-1].version)
+			db.name, newest, migrations.Newest(ms))
 	}
 	for _, m := range ms {
-		if m.version <= newest {
+		if m.Version <= newest {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO cortex_schema(version, name, applied_at) VALUES ($1, $2, $3)`,
-				m.version, m.name, cortex.FormatTime(db.now()))
+				m.Version, m.Name, cortex.FormatTime(db.now()))
 			return err
 		})
 		if err != nil {
 			return db.failed(err, "migrate")
 		}
-		db.log.Info("migrated team store", "store", db.name, "migration", m.name)
+		db.log.Info("migrated team store", "store", db.name, "migration", m.Name)
 	}
 	return nil
 }

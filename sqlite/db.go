@@ -10,15 +10,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +22,7 @@ import (
 	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/internal/migrations"
 	"github.com/cortexhq/cortex/rawcodec"
 )
 
@@ -284,42 +281,14 @@ func writeOnce(ctx context.Context, conn *sql.DB, fn func(tx *sql.Tx) error) err
 	return tx.Commit()
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and '_'", name)
-		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(name, ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
+func loadMigrations() ([]migrations.Migration, error) {
+	return migrations.Load(migrationFS, "migrations")
 }
 
 // SchemaVersion is the newest migration this binary knows.
 func SchemaVersion() int {
 	ms, _ := loadMigrations()
-	if len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].version
+	return migrations.Newest(ms)
 }
 
 // migrate applies pending migrations, each in its own transaction together
@@ -339,23 +308,23 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err := db.w.QueryRowContext(ctx, "SELECT COALESCE(max(version), 0) FROM schema_migrations").Scan(&newest); err != nil {
 		return db.openErr(err)
 	}
-	if newest > ms[len(ms)-1].version {
-		return cortex.Errorf(cortex.CodeUnavailable, "database %s has schema version %d, newer than this cortex binary (%d); upgrade cortex", db.path, newest, ms[len(ms)-1].version)
+	if newest > migrations.Newest(ms) {
+		return cortex.Errorf(cortex.CodeUnavailable, "database %s has schema version %d, newer than this cortex binary (%d); upgrade cortex", db.path, newest, migrations.Newest(ms))
 	}
 	for _, m := range ms {
 		err := db.write(ctx, func(tx *sql.Tx) error {
 			var n int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
 				return nil
 			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
-				m.version, m.name, cortex.FormatTime(db.now()))
+				m.Version, m.Name, cortex.FormatTime(db.now()))
 			return err
 		})
 		if err != nil {

@@ -300,10 +300,10 @@ func TestMigrationIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(ms[0].sql, "CREATE TABLE log_counts") || !strings.Contains(ms[0].sql, "CREATE TABLE logs ") {
+	if !strings.Contains(ms[0].SQL, "CREATE TABLE log_counts") || !strings.Contains(ms[0].SQL, "CREATE TABLE logs ") {
 		t.Skip("the first migration no longer creates logs and log_counts; adapt this test")
 	}
-	if strings.Index(ms[0].sql, "CREATE TABLE logs ") > strings.Index(ms[0].sql, "CREATE TABLE log_counts") {
+	if strings.Index(ms[0].SQL, "CREATE TABLE logs ") > strings.Index(ms[0].SQL, "CREATE TABLE log_counts") {
 		t.Skip("log_counts is no longer created after logs; adapt this test")
 	}
 	path := filepath.Join(t.TempDir(), "half.db")
@@ -313,8 +313,8 @@ func TestMigrationIsAtomic(t *testing.T) {
 	}
 	_, err = Open(ctx, path, Options{})
 	wantCode(t, err, cortex.CodeUnavailable)
-	if !strings.Contains(err.Error(), ms[0].name) {
-		t.Errorf("error %q does not name the migration %s", err, ms[0].name)
+	if !strings.Contains(err.Error(), ms[0].Name) {
+		t.Errorf("error %q does not name the migration %s", err, ms[0].Name)
 	}
 	for _, table := range []string{"logs", "transcript_sources", "ai_sessions"} {
 		if tableExists(t, raw, table) {
@@ -507,15 +507,15 @@ func TestLoadMigrations(t *testing.T) {
 	if len(ms) != len(files) {
 		t.Fatalf("%d embedded migrations, %d files", len(ms), len(files))
 	}
-	if !sort.SliceIsSorted(ms, func(i, j int) bool { return ms[i].version < ms[j].version }) {
+	if !sort.SliceIsSorted(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version }) {
 		t.Error("migrations not sorted")
 	}
 	for i, m := range ms {
-		if i > 0 && ms[i-1].version == m.version {
-			t.Errorf("duplicate migration version %d", m.version)
+		if i > 0 && ms[i-1].Version == m.Version {
+			t.Errorf("duplicate migration version %d", m.Version)
 		}
-		if files[m.version] != m.name || strings.TrimSpace(m.sql) == "" {
-			t.Errorf("migration %d %q does not match its file", m.version, m.name)
+		if files[m.Version] != m.Name || strings.TrimSpace(m.SQL) == "" {
+			t.Errorf("migration %d %q does not match its file", m.Version, m.Name)
 		}
 	}
 }

@@ -24,13 +24,13 @@ func TestMigrationToUserEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		if m.version > 6 {
+		if m.Version > 6 {
 			break
 		}
-		if _, err := raw.Exec(m.sql); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+		if _, err := raw.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
 		}
-		if _, err := raw.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 'x')`, m.version, m.name); err != nil {
+		if _, err := raw.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 'x')`, m.Version, m.Name); err != nil {
 			t.Fatal(err)
 		}
 	}
