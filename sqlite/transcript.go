@@ -60,26 +60,15 @@ func (db *DB) FindSessions(ctx context.Context, id string, tool cortex.Tool, hos
 	return find(`ai_session_id LIKE ? ESCAPE '\'`, likeEscape(id)+"%")
 }
 
-const transcriptCols = `id, timestamp, COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''),
-	COALESCE(ai_agent_id, ''), is_error, severity, COALESCE(source_line, 0), message, metadata_json`
+const transcriptCols = sqlpart.TranscriptCols
 
 func scanTranscriptRow(rows *sql.Rows, maxBytes int) (cortex.TranscriptRow, error) {
-	var r cortex.TranscriptRow
-	var role, sev string
-	var isErr int
+	var sc sqlpart.TranscriptScan
 	var meta sql.NullString
-	if err := rows.Scan(&r.ID, &r.Timestamp, &role, &r.Kind, &r.ToolName, &r.AgentID, &isErr, &sev, &r.Line, &r.Text,
-		&meta); err != nil {
-		return r, err
+	if err := rows.Scan(sc.Dest(&meta)...); err != nil {
+		return sc.R, err
 	}
-	r.Role, r.Severity, r.IsError = cortex.Role(role), cortex.Severity(sev), isErr == 1
-	m := decodeMeta(meta)
-	r.Model, r.Sidechain, r.StoredTruncated = m["model"], m["sidechain"] == "true", m["text_truncated"] == "true"
-	r.TextBytes = len(r.Text)
-	if maxBytes > 0 && len(r.Text) > maxBytes {
-		r.Text, r.TextTruncated = cortex.CutUTF8(r.Text, maxBytes), true
-	}
-	return r, nil
+	return sc.Finish(decodeMeta(meta), maxBytes), nil
 }
 
 // sessionWhere selects a session's transcript rows.

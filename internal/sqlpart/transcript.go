@@ -131,8 +131,45 @@ func (s *RowScan) Finish(meta map[string]string, maxText int) {
 	r.Tool, r.Role, r.Severity, r.IsError, r.Metadata = cortex.Tool(s.tool), cortex.Role(s.role), cortex.Severity(s.sev),
 		s.isErr == 1, meta
 	r.TextBytes = len(r.Text)
-	if maxText > 0 && len(r.Text) > maxText {
-		r.Text, r.TextTruncated = cortex.CutUTF8(r.Text, maxText), true
-	}
+	r.Text, r.TextTruncated = cutText(r.Text, maxText)
 	r.SkillEvents, r.ToolEvents, r.HookEvents = []cortex.SkillEventRow{}, []cortex.ToolEventRow{}, []cortex.HookEventRow{}
+}
+
+// TranscriptCols are the columns of a session's transcript row, scanned
+// by a TranscriptScan.
+const TranscriptCols = `id, timestamp, COALESCE(ai_role, ''), COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''),
+	COALESCE(ai_agent_id, ''), is_error, severity, COALESCE(source_line, 0), message, metadata_json`
+
+// TranscriptScan receives one row of TranscriptCols: scan into Dest, then
+// Finish.
+type TranscriptScan struct {
+	R         cortex.TranscriptRow
+	role, sev string
+	isErr     int
+}
+
+// Dest lists the scan destinations; meta receives the metadata JSON (the
+// store's nullable string type).
+func (s *TranscriptScan) Dest(meta any) []any {
+	r := &s.R
+	return []any{&r.ID, &r.Timestamp, &s.role, &r.Kind, &r.ToolName, &r.AgentID, &s.isErr, &s.sev, &r.Line, &r.Text, meta}
+}
+
+// Finish types the scanned columns, reads the metadata and cuts the text
+// to maxBytes (0: whole).
+func (s *TranscriptScan) Finish(meta map[string]string, maxBytes int) cortex.TranscriptRow {
+	r := &s.R
+	r.Role, r.Severity, r.IsError = cortex.Role(s.role), cortex.Severity(s.sev), s.isErr == 1
+	r.Model, r.Sidechain, r.StoredTruncated = meta["model"], meta["sidechain"] == "true", meta["text_truncated"] == "true"
+	r.TextBytes = len(r.Text)
+	r.Text, r.TextTruncated = cutText(r.Text, maxBytes)
+	return *r
+}
+
+// cutText cuts text to maxBytes on a UTF-8 boundary (0: whole).
+func cutText(text string, maxBytes int) (string, bool) {
+	if maxBytes > 0 && len(text) > maxBytes {
+		return cortex.CutUTF8(text, maxBytes), true
+	}
+	return text, false
 }
