@@ -141,6 +141,22 @@ func withService(ctx context.Context, f *Factory, fn func(*app.Service) error) e
 	return fn(f.NewService(st))
 }
 
+// showResult opens the store, asks get for an answer and prints it: as JSON
+// with asJSON, else with print.
+func showResult[T any](ctx context.Context, f *Factory, asJSON bool, get func(*app.Service) (T, error), print func(T)) error {
+	return withService(ctx, f, func(s *app.Service) error {
+		res, err := get(s)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return f.IO.WriteJSON(res)
+		}
+		print(res)
+		return nil
+	})
+}
+
 // SkillsOptions are the flags of `cortex ai skills`.
 type SkillsOptions struct {
 	eventFlags

@@ -52,17 +52,9 @@ sessions and agents. --diff prints the unified diff between the last two version
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return withService(cmd.Context(), f, func(s *app.Service) error {
-				res, err := s.SkillVersions(cmd.Context(), opts.SkillVersionsParams)
-				if err != nil {
-					return err
-				}
-				if opts.JSON {
-					return f.IO.WriteJSON(res)
-				}
-				printVersions(f, res)
-				return nil
-			})
+			return showResult(cmd.Context(), f, opts.JSON, func(s *app.Service) (app.SkillVersionList, error) {
+				return s.SkillVersions(cmd.Context(), opts.SkillVersionsParams)
+			}, func(res app.SkillVersionList) { printVersions(f, res) })
 		},
 	}
 	registerScope(cmd, &opts.ScopeParams)
@@ -143,17 +135,9 @@ Sorted worst first. Runs are skill-lens groups, incident or not (see docs/skills
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return withService(cmd.Context(), f, func(s *app.Service) error {
-				res, err := s.SkillHealth(cmd.Context(), opts.SkillHealthParams)
-				if err != nil {
-					return err
-				}
-				if opts.JSON {
-					return f.IO.WriteJSON(res)
-				}
-				printHealth(f, res, opts.Skill != "")
-				return nil
-			})
+			return showResult(cmd.Context(), f, opts.JSON, func(s *app.Service) (app.SkillHealthReport, error) {
+				return s.SkillHealth(cmd.Context(), opts.SkillHealthParams)
+			}, func(res app.SkillHealthReport) { printHealth(f, res, opts.Skill != "") })
 		},
 	}
 	registerScope(cmd, &opts.ScopeParams)
@@ -244,14 +228,9 @@ otherwise not_enough_runs, with about how many more runs a test would need.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return withService(cmd.Context(), f, func(s *app.Service) error {
-				res, err := s.SkillCompare(cmd.Context(), opts.SkillCompareParams)
-				if err != nil {
-					return err
-				}
-				if opts.JSON {
-					return f.IO.WriteJSON(res)
-				}
+			return showResult(cmd.Context(), f, opts.JSON, func(s *app.Service) (lifecycle.Comparison, error) {
+				return s.SkillCompare(cmd.Context(), opts.SkillCompareParams)
+			}, func(res lifecycle.Comparison) {
 				for _, sd := range []struct {
 					name string
 					s    lifecycle.Side
@@ -260,7 +239,6 @@ otherwise not_enough_runs, with about how many more runs a test would need.`,
 						sd.s.Runs, sd.s.Incidents, sd.s.Rate*100, sd.s.CI.Low*100, sd.s.CI.High*100)
 				}
 				f.IO.Printf("\nverdict: %s\n%s\n", res.Verdict, res.Message)
-				return nil
 			})
 		},
 	}
