@@ -5,6 +5,7 @@ package bench
 import (
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // PeakRSSMB is the process's peak resident set size in MB (0 when the
@@ -18,4 +19,13 @@ func PeakRSSMB() float64 {
 		return float64(ru.Maxrss) / (1 << 20) // bytes
 	}
 	return float64(ru.Maxrss) / 1024 // KiB
+}
+
+// CPUTime is the CPU time (user + system) this process has used.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
