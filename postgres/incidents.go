@@ -424,6 +424,27 @@ func (db *DB) SessionAssistantRows(ctx context.Context, s store.SessionScope, fr
 		ORDER BY timestamp, id LIMIT ?`, s.Session, cortex.FormatTime(from), cortex.FormatTime(to), string(s.Tool), s.Host, limit)
 }
 
+// SessionClaimRows returns the assistant rows of a session in [from, to]
+// whose stored claims say something, in time order, at most limit.
+func (db *DB) SessionClaimRows(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
+	return db.evidence(ctx, `SELECT `+evidenceCols+` FROM logs
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
+		AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
+		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
+}
+
+// ClaimsCurrent reports whether every assistant row's stored claims were
+// read by the given rules version.
+func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
+	var stale bool
+	err := db.queryRow(ctx, `SELECT EXISTS(SELECT 1 FROM logs
+		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?))`, version, version).Scan(&stale)
+	if err != nil {
+		return false, queryFailed(err, "rows")
+	}
+	return !stale, nil
+}
+
 // ToolEventsByID returns stored tool calls by id, in time order.
 func (db *DB) ToolEventsByID(ctx context.Context, ids []int64) ([]cortex.ToolEventRow, error) {
 	if len(ids) == 0 {
