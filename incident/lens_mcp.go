@@ -298,6 +298,9 @@ func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, g
 		if err != nil {
 			return err
 		}
+		for i := range users { // every group matches tool-choice phrases in them
+			users[i].Norm = normalized(users[i].Text)
+		}
 		assistant, err := mcpAssistantRows(ctx, claims, s, sg, byServer, window)
 		if err != nil {
 			return err

@@ -454,20 +454,14 @@ func (db *DB) ToolEventsByID(ctx context.Context, ids []int64) ([]cortex.ToolEve
 	return collect(rows, err, "tool events", scanToolEvent)
 }
 
-const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
-	COALESCE(hook_command, ''), status, evidence_kind, metadata_json`
-
 func (db *DB) hookCandidates(ctx context.Context, q string, args ...any) ([]store.HookCandidate, error) {
 	rows, err := db.query(ctx, q, args...)
 	return collect(rows, err, "hook events", func(rows pgx.Rows) (store.HookCandidate, error) {
-		var c store.HookCandidate
-		var tool, ts, last string
+		var sc sqlpart.HookCandidateScan
 		var meta *string
-		err := rows.Scan(&c.ID, &c.LogID, &tool, &c.Project, &c.Session, &c.Host, &ts, &last, &c.Event, &c.Name,
-			&c.Source, &c.Command, &c.Status, &c.EvidenceKind, &meta)
-		c.Tool, c.Timestamp, c.LastSeen, c.Meta = cortex.Tool(tool), parseStoredTime(ts), parseStoredTime(last), decodeMeta(meta)
-		return c, err
+		var exit, duration *int64
+		err := rows.Scan(sc.Dest(&meta, &exit, &duration)...)
+		return sc.Finish(parseStoredTime, decodeMeta(meta), exit, duration), err
 	})
 }
 
@@ -478,7 +472,7 @@ func (db *DB) HookCandidates(ctx context.Context, f store.HookFilter) ([]store.H
 	if !sqlpart.HookSubject(f, &w) {
 		return nil, nil
 	}
-	return db.hookCandidates(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
+	return db.hookCandidates(ctx, `SELECT `+sqlpart.HookCandidateCols+` FROM ai_hook_events
 		WHERE evidence_kind = 'runtime_transcript'`+w.SQL()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 
@@ -489,7 +483,7 @@ func (db *DB) HookConfigRows(ctx context.Context, f store.HookFilter) ([]store.H
 	if !ok {
 		return nil, nil
 	}
-	return db.hookCandidates(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events WHERE log_id IS NULL`+w.SQL()+
+	return db.hookCandidates(ctx, `SELECT `+sqlpart.HookCandidateCols+` FROM ai_hook_events WHERE log_id IS NULL`+w.SQL()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 

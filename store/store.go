@@ -258,6 +258,12 @@ type HookCandidate struct {
 	Status       string
 	EvidenceKind string
 	Meta         map[string]string
+	// ExitCode and DurationMS are the run's outcome (nil: not recorded);
+	// HasOutput says it printed something (stdout or stderr), read with
+	// the rest of the event when needed.
+	ExitCode   *int64
+	DurationMS *int64
+	HasOutput  bool
 }
 
 // HookName is a stored hook event and name pair.
