@@ -1,6 +1,10 @@
 package cortex
 
-import "time"
+import (
+	"time"
+
+	"github.com/cortexhq/cortex/claim"
+)
 
 // Source is a transcript file's checkpoint: what Cortex has read of it.
 type Source struct {
@@ -58,6 +62,11 @@ type ImportRecord struct {
 	Meta string
 	// Events are the record's normalized events, stored with its row.
 	Events Events
+	// Claims is what an assistant row's text claims (package claim), read
+	// by the caller (off the writer) when ClaimsRead is set; the writer
+	// reads it itself otherwise.
+	Claims     claim.Kinds
+	ClaimsRead bool
 }
 
 // ParseError is a record Cortex could not use.

@@ -161,9 +161,9 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 			o.Printf("  backfill: %s events extracted from %d stored rows (%d user, %d skill, %d tool-call, %d hook)\n",
 				strings.Join(b.Kinds, ", "), b.Scanned, b.Events.Users, b.Events.Skills, b.Events.Tools, b.Events.Hooks)
 		}
-		if b.VoicesRead > 0 || b.CallFactsDerived > 0 {
-			o.Printf("  upgrade: %d user acts read again, %d tool calls classified again by this version's rules\n",
-				b.VoicesRead, b.CallFactsDerived)
+		if b.VoicesRead > 0 || b.CallFactsDerived > 0 || b.ClaimsRead > 0 {
+			o.Printf("  upgrade: %d user acts read again, %d tool calls classified again, %d assistant messages read again for claims by this version's rules\n",
+				b.VoicesRead, b.CallFactsDerived, b.ClaimsRead)
 		}
 	}
 	o.Printf("  files:   %d seen, %d read, %d resumed, %d rewritten, %d unchanged", s.FilesSeen, s.FilesRead-s.FilesRewritten, s.FilesResumed, s.FilesRewritten, s.FilesUnchanged)

@@ -50,6 +50,9 @@ type member struct {
 	Term  string // abuse term (abuse lens)
 	// Intensity rates the member's swearing (abuse lens, 1..5).
 	Intensity int
+	// hook is the run as the hook lens's candidate read it, when that is
+	// all the detectors need (it printed nothing); nil: read the event.
+	hook *cortex.HookEventRow
 }
 
 // anchor is a logs row that carries one or more signals of a group.

@@ -341,8 +341,14 @@ func (l hookLens) candidates(ctx context.Context, db Store, p *cortex.IncidentPa
 			return nil, 0, false, err
 		}
 		ms, scanned, truncated = toMembers(cs, capRows, func(c store.HookCandidate) member {
-			return member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: hookKind(c.Meta), Key: groupKey{
+			m := member{ID: c.ID, LogID: c.LogID, At: c.Timestamp, Kind: hookKind(c.Meta), Key: groupKey{
 				Tool: c.Tool, Host: c.Host, Project: c.Project, Session: c.Session, Subject: [3]string{c.Event, c.Name, c.Source}}}
+			if !c.HasOutput { // the candidate is all the detectors read of it
+				m.hook = &cortex.HookEventRow{ID: c.ID, HookEvent: c.Event, HookName: c.Name, HookSource: c.Source,
+					HookCommand: c.Command, Status: c.Status, ExitCode: c.ExitCode, DurationMS: c.DurationMS,
+					EvidenceKind: c.EvidenceKind, Metadata: c.Meta}
+			}
+			return m
 		})
 	}
 	if p.EvidenceKind == cortex.EvidenceRuntime {
@@ -617,12 +623,19 @@ func (hookLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, 
 		}
 		s := store.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
 		from, to := sg[0].First.Add(-window), sg[0].Last.Add(window)
+		// Runs that printed nothing are known from their candidates; the
+		// others are read whole (their output is what the detectors read).
 		var ids []int64
+		byID := map[int64]cortex.HookEventRow{}
 		for _, g := range sg {
 			from, to = minTime(from, g.First.Add(-window)), maxTime(to, g.Last.Add(window))
 			if !isNotInvoked(g) {
 				for _, m := range g.Members {
-					ids = append(ids, m.ID)
+					if m.hook != nil {
+						byID[m.ID] = *m.hook
+					} else {
+						ids = append(ids, m.ID)
+					}
 				}
 			}
 		}
@@ -630,7 +643,6 @@ func (hookLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, 
 		if err != nil {
 			return err
 		}
-		byID := make(map[int64]cortex.HookEventRow, len(rows))
 		for _, r := range rows {
 			byID[r.ID] = r
 		}

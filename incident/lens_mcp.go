@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/findings"
 	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/store"
@@ -237,6 +238,15 @@ type mcpInput struct {
 // the span of all its groups) and each group's assistant rows, then runs
 // the detectors per group. Every read goes through a narrow index.
 func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
+	// Assistant prose is read from the rows whose stored claims say
+	// something, when every stored reading is of these rules; else all of
+	// it (a store not yet upgraded), and the claims are read here.
+	claims := db.SessionClaimRows
+	if current, err := db.ClaimsCurrent(ctx, claim.Version); err != nil {
+		return err
+	} else if !current {
+		claims = db.SessionAssistantRows
+	}
 	for _, sg := range bySession(groups) {
 		var ids []int64
 		for _, g := range sg {
@@ -288,7 +298,10 @@ func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, g
 		if err != nil {
 			return err
 		}
-		assistant, err := mcpAssistantRows(ctx, db, s, sg, byServer, window)
+		for i := range users { // every group matches tool-choice phrases in them
+			users[i].Norm = normalized(users[i].Text)
+		}
+		assistant, err := mcpAssistantRows(ctx, claims, s, sg, byServer, window)
 		if err != nil {
 			return err
 		}
@@ -298,7 +311,7 @@ func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, g
 				in.assistant = assistant
 				if assistant == nil { // more prose than one read holds: per group
 					f, t := mcpSpan(g, window)
-					rows, err := db.SessionAssistantRows(ctx, s, f, t, sessionAssistantRowsCap)
+					rows, err := claims(ctx, s, f, t, sessionAssistantRowsCap)
 					if err != nil {
 						return err
 					}
@@ -311,11 +324,15 @@ func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, g
 	return nil
 }
 
+// assistantReader reads a session's assistant rows in a span (all of them,
+// or those whose stored claims say something).
+type assistantReader func(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error)
+
 // mcpAssistantRows reads the session's assistant prose that could claim
 // something about a server (see mcpClaimRows) once, over the spans of the
 // groups whose server answered a call. It returns nil, and the caller reads
 // per group, when the span holds more rows than one read returns.
-func mcpAssistantRows(ctx context.Context, db Store, s store.SessionScope, sg []*group, byServer map[string][]mcpCall, window time.Duration) ([]textRow, error) {
+func mcpAssistantRows(ctx context.Context, read assistantReader, s store.SessionScope, sg []*group, byServer map[string][]mcpCall, window time.Duration) ([]textRow, error) {
 	var from, to time.Time
 	for _, g := range sg {
 		if !serverAnswered(byServer[g.Key.Subject[0]]) {
@@ -330,7 +347,7 @@ func mcpAssistantRows(ctx context.Context, db Store, s store.SessionScope, sg []
 	if from.IsZero() {
 		return []textRow{}, nil
 	}
-	rows, err := db.SessionAssistantRows(ctx, s, from, to, sessionAssistantRowsCap)
+	rows, err := read(ctx, s, from, to, sessionAssistantRowsCap)
 	if err != nil || len(rows) >= sessionAssistantRowsCap {
 		return nil, err
 	}
@@ -343,7 +360,7 @@ func mcpClaimRows(rows []cortex.EvidenceRow) []textRow {
 	out := make([]textRow, 0, 8)
 	for _, r := range rows {
 		plain := phrase.Normalize(r.Message)
-		if len(unavailablePhrases.FindNormalized(plain)) == 0 && len(failureClaimPhrases.FindNormalized(plain)) == 0 {
+		if claim.ReadNormalized(plain) == 0 {
 			continue
 		}
 		at, _ := cortex.ParseTimestamp(r.Timestamp)
@@ -367,8 +384,8 @@ func mcpSpan(g *group, window time.Duration) (time.Time, time.Time) {
 }
 
 // The phrase sets of the MCP lens: the correction phrases match what the
-// user typed, the claim phrases assistant prose (a sentence that also
-// names the server or tool). The error classes are the MCP findings'
+// user typed; the claim phrases (package claim) match assistant prose (a
+// sentence that also names the server or tool). The error classes are the MCP findings'
 // phrases (findings.MCPErrorSignals), matched in the error text of a
 // failed call's result only.
 var (
@@ -378,18 +395,6 @@ var (
 		"wrong tool", "not the right tool", "you used the wrong", "that's the wrong", "that is the wrong",
 		"wrong server", "wrong mcp", "don't use that tool", "do not use that tool", "why did you use",
 		"use the other tool", "misread the result", "misread the output", "misinterpreted",
-	)
-	unavailablePhrases = phrase.NewSet(
-		"is unavailable", "are unavailable", "is not available", "isn't available", "are not available",
-		"aren't available", "not available in this", "is not accessible", "isn't accessible", "doesn't exist",
-		"does not exist", "don't have access to", "do not have access to", "no access to", "is not connected",
-		"isn't connected", "are not connected", "is not installed", "isn't installed", "is not configured",
-		"isn't configured", "is not loaded", "isn't loaded", "cannot access", "can't access", "unable to access",
-	)
-	failureClaimPhrases = phrase.NewSet(
-		"returned an error", "returned error", "failed with an error", "failed with error", "threw an error",
-		"errored", "errored out", "timed out", "call failed", "is failing", "keeps failing", "did not work",
-		"didn't work", "failed to respond", "no response from",
 	)
 )
 
@@ -516,7 +521,7 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 		if !within(r.At, cFrom, cTo) || !serverOK {
 			continue
 		}
-		if !mcpClaims(r, names, unavailablePhrases) {
+		if !mcpClaims(r, names, claim.Phrases(claim.Unavailable)) {
 			continue
 		}
 		if slices.ContainsFunc(in.server, func(c mcpCall) bool { return c.Failed && within(c.At, r.At.Add(-window), r.At) }) {
@@ -540,7 +545,7 @@ func detectMCP(g *group, in mcpInput, window time.Duration) {
 			if !r.At.After(c.At) || r.At.After(end) || seen[r.ID] {
 				continue
 			}
-			if mcpClaims(r, names, failureClaimPhrases) {
+			if mcpClaims(r, names, claim.Phrases(claim.Failure)) {
 				seen[r.ID] = true
 				g.addAnchor(r.ID, r.At, cortex.SignalResultContradicted, "")
 			}

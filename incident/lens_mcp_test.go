@@ -2,6 +2,7 @@ package incident
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
 )
 
 // ---- detectors (no store) ----
@@ -552,5 +555,73 @@ func TestMCPLabelledAndRealCorpus(t *testing.T) {
 	inv, err := e.Investigate(ctx, mcpLens{}, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Target: "linear-server"}})
 	if err != nil || !inv.NoIncident || len(inv.Bundles) != 1 {
 		t.Fatalf("linear-server: %+v %v", inv, err)
+	}
+}
+
+// countingStore counts the MCP lens's reads of assistant prose.
+type countingStore struct {
+	*sqlite.DB
+	all, claims int
+}
+
+func (s *countingStore) SessionAssistantRows(ctx context.Context, sc store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
+	s.all++
+	return s.DB.SessionAssistantRows(ctx, sc, from, to, limit)
+}
+
+func (s *countingStore) SessionClaimRows(ctx context.Context, sc store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
+	s.claims++
+	return s.DB.SessionClaimRows(ctx, sc, from, to, limit)
+}
+
+// The lens reads only the assistant rows whose stored claims say
+// something when every stored reading is of its rules; with readings
+// missing or of other rules (a store not yet upgraded, or opened
+// read-only by a newer binary) it reads all of them and answers the same.
+func TestMCPClaimsFromStoredReadings(t *testing.T) {
+	ctx := context.Background()
+	db := mcpStore(t)
+	cs := &countingStore{DB: db}
+	answer := func() string {
+		e := New(cs)
+		list, err := e.Incidents(ctx, mcpLens{}, cortex.IncidentParams{IncludeUsage: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, err := e.Investigate(ctx, mcpLens{}, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{Limit: 5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal([]any{list, inv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	want := answer()
+	if !strings.Contains(want, cortex.SignalToolClaimedUnavailable) {
+		t.Fatal("the fixture's claim is not found")
+	}
+	if cs.claims == 0 || cs.all != 0 {
+		t.Fatalf("current readings: %d reads of claiming rows, %d of all assistant rows; want only the first", cs.claims, cs.all)
+	}
+	raw, err := sql.Open("sqlite", db.Path()+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE logs SET claim = NULL, claim_version = NULL WHERE ai_role = 'assistant' AND id % 2 = 0;
+		UPDATE logs SET claim = 0, claim_version = 1 WHERE ai_role = 'assistant' AND id % 2 = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if current, err := db.ClaimsCurrent(ctx, claim.Version); err != nil || current {
+		t.Fatalf("stale readings reported current (%v)", err)
+	}
+	cs.all, cs.claims = 0, 0
+	if got := answer(); got != want {
+		t.Errorf("stale readings answer differently:\n got %s\nwant %s", got, want)
+	}
+	if cs.all == 0 || cs.claims != 0 {
+		t.Fatalf("stale readings: %d reads of claiming rows, %d of all assistant rows; want only the second", cs.claims, cs.all)
 	}
 }

@@ -95,7 +95,8 @@ func (t textRow) mentions(names *phrase.Set) bool {
 
 // userTexts reads what the human said in a session span: typed prompts
 // and commands, and the reasons they gave when refusing a call (as text
-// rows on their logs rows), and when they interrupted the agent.
+// rows on their logs rows, with their stored readings; normalized when
+// asked: see textRow.norm), and when they interrupted the agent.
 func userTexts(ctx context.Context, db Store, s store.SessionScope, from, to time.Time) ([]textRow, []time.Time, error) {
 	acts, err := db.SessionUserActs(ctx, s, from, to, sessionUserRowsCap)
 	if err != nil {
@@ -113,7 +114,7 @@ func userTexts(ctx context.Context, db Store, s store.SessionScope, from, to tim
 			interrupts = append(interrupts, a.Timestamp)
 		case a.Text != "" && (a.Kind == cortex.UserPrompt || a.Kind == cortex.UserCommand || a.Kind == cortex.UserRejection):
 			rd := reading(a)
-			texts = append(texts, textRow{ID: a.LogID, At: a.Timestamp, Text: a.Text, First: a.ID == first, Reading: &rd, Norm: normalized(a.Text)})
+			texts = append(texts, textRow{ID: a.LogID, At: a.Timestamp, Text: a.Text, First: a.ID == first, Reading: &rd})
 		}
 	}
 	return texts, interrupts, nil

@@ -48,6 +48,13 @@ type Store interface {
 	SessionHookRecords(ctx context.Context, s store.SessionScope) ([]store.HookRecord, error)
 	SessionUserRows(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error)
 	SessionAssistantRows(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error)
+	// SessionClaimRows is SessionAssistantRows of the rows whose stored
+	// claims (package claim) say something: every row that claims
+	// something when ClaimsCurrent reports true.
+	SessionClaimRows(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error)
+	// ClaimsCurrent reports whether every assistant row's stored claims
+	// were read by the given rules version.
+	ClaimsCurrent(ctx context.Context, version int) (bool, error)
 	SessionRowsBefore(ctx context.Context, s store.SessionScope, t time.Time, id int64, limit int) ([]cortex.EvidenceRow, error)
 	SessionRowsAfter(ctx context.Context, s store.SessionScope, t time.Time, id int64, limit int) ([]cortex.EvidenceRow, error)
 	FirstPrompt(ctx context.Context, s store.SessionScope) (int64, error)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/internal/proc"
 	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/redact"
@@ -112,9 +113,12 @@ type BackfillResult struct {
 	VoicesRead int64 `json:"voices_read,omitempty"`
 	// CallFactsDerived counts tool calls whose facts this binary's rules
 	// derived again (pending backfills only).
-	CallFactsDerived int64    `json:"call_facts_derived,omitempty"`
-	Elapsed          Duration `json:"elapsed"`
-	Errors           []string `json:"errors,omitempty"`
+	CallFactsDerived int64 `json:"call_facts_derived,omitempty"`
+	// ClaimsRead counts assistant rows whose claims this binary's rules
+	// read again (pending backfills only).
+	ClaimsRead int64    `json:"claims_read,omitempty"`
+	Elapsed    Duration `json:"elapsed"`
+	Errors     []string `json:"errors,omitempty"`
 	// SkillBodies reports the skill-body pass (kind bodies).
 	SkillBodies *SkillBodyResult `json:"skill_bodies,omitempty"`
 }
@@ -287,6 +291,14 @@ func BackfillPending(ctx context.Context, db PendingStore, opts BackfillOptions)
 			return res, ran, err
 		}
 	}
+	if cs, ok := db.(ClaimStore); ok {
+		n, err := RefreshClaims(ctx, cs, opts)
+		res.ClaimsRead = n
+		ran = ran || n > 0
+		if err != nil {
+			return res, ran, err
+		}
+	}
 	return res, ran, nil
 }
 
@@ -350,6 +362,36 @@ func RefreshCallFacts(ctx context.Context, db CallFactsStore, opts BackfillOptio
 			after = c.ID
 		}
 		return len(calls), after, db.SetCallFacts(ctx, facts)
+	})
+}
+
+// ClaimStore is a store of assistant rows with their stored claims.
+type ClaimStore interface {
+	StaleClaims(ctx context.Context, version int, after int64, limit int) ([]sqlite.StaleClaim, error)
+	SetClaims(ctx context.Context, readings []sqlite.ClaimReading) error
+	locker
+}
+
+// RefreshClaims reads again the claims of the assistant rows whose stored
+// claims are missing or of other rules than this binary's (claim.Version),
+// in batches of one transaction each, and returns how many it read. It
+// runs under the backfill lock.
+func RefreshClaims(ctx context.Context, db ClaimStore, opts BackfillOptions) (int64, error) {
+	stale := func() (bool, error) {
+		rows, err := db.StaleClaims(ctx, claim.Version, 0, 1)
+		return len(rows) > 0, err
+	}
+	return refresh(ctx, db, opts, stale, func(after int64, limit int) (int, int64, error) {
+		rows, err := db.StaleClaims(ctx, claim.Version, after, limit)
+		if err != nil || len(rows) == 0 {
+			return 0, after, err
+		}
+		readings := make([]sqlite.ClaimReading, len(rows))
+		for i, r := range rows {
+			readings[i] = sqlite.ClaimReading{ID: r.ID, Kinds: claim.Read(r.Text), Version: claim.Version}
+			after = r.ID
+		}
+		return len(rows), after, db.SetClaims(ctx, readings)
 	})
 }
 

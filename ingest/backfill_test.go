@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/toolcall"
 	"github.com/cortexhq/cortex/voice"
@@ -328,6 +329,75 @@ func TestStaleVoicesAreReadAgainOnIndex(t *testing.T) {
 	}
 	if got := readings(); !maps.Equal(got, want) {
 		t.Error("readings after the refresh differ from those at ingest")
+	}
+	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
+		t.Errorf("the refresh ran twice: %+v", again.Backfilled)
+	}
+}
+
+// Assistant rows stored with claims of other rules (or none: a store
+// migrated from a version without them) are read again on the next
+// index, once, with exactly the readings ingest made.
+func TestStaleClaimsAreReadAgainOnIndex(t *testing.T) {
+	dir := corpusDirs(t)
+	db, path := openDB(t)
+	index(t, db, Options{Paths: []string{dir}, Workers: 1})
+	raw := rawDB(t, path)
+	readings := func() map[int64]string {
+		rows, err := raw.Query(`SELECT id, ai_role, claim, claim_version, message FROM logs ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[int64]string{}
+		for rows.Next() {
+			var id int64
+			var role, msg string
+			var kinds, version sql.NullInt64
+			if err := rows.Scan(&id, &role, &kinds, &version, &msg); err != nil {
+				t.Fatal(err)
+			}
+			if role != string(cortex.RoleAssistant) {
+				if kinds.Valid || version.Valid {
+					t.Fatalf("a %s row has claims", role)
+				}
+				continue
+			}
+			if int(version.Int64) == claim.Version && claim.Kinds(kinds.Int64) != claim.Read(msg) {
+				t.Fatalf("row %d: stored claims %d, its text reads %d", id, kinds.Int64, claim.Read(msg))
+			}
+			out[id] = fmt.Sprintf("%d@%d", kinds.Int64, version.Int64)
+		}
+		return out
+	}
+	want := readings()
+	claims := 0
+	for _, r := range want {
+		if !strings.HasPrefix(r, "0@") {
+			claims++
+		}
+		if !strings.HasSuffix(r, fmt.Sprintf("@%d", claim.Version)) {
+			t.Fatalf("claims read at ingest are not of this binary's rules: %s", r)
+		}
+	}
+	if len(want) == 0 || claims == 0 {
+		t.Fatalf("%d assistant rows, %d with claims", len(want), claims)
+	}
+	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`UPDATE logs SET claim = NULL, claim_version = NULL WHERE ai_role = 'assistant' AND id % 2 = 0;
+		UPDATE logs SET claim = 3, claim_version = 1 WHERE ai_role = 'assistant' AND id % 2 = 1`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	sum := index(t, db, Options{Paths: []string{dir}, Workers: 1})
+	if sum.Backfilled == nil || sum.Backfilled.ClaimsRead != int64(len(want)) {
+		t.Fatalf("claims read again: %+v, want %d", sum.Backfilled, len(want))
+	}
+	if got := readings(); !maps.Equal(got, want) {
+		t.Error("claims after the refresh differ from those at ingest")
 	}
 	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
 		t.Errorf("the refresh ran twice: %+v", again.Backfilled)

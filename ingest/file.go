@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/transcript"
 )
 
@@ -441,8 +442,12 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 	} else if !e.TimestampEstimated {
 		fr.settle(e.Timestamp)
 	}
-	fr.batch.Records = append(fr.batch.Records, cortex.ImportRecord{
-		Entry: e, Raw: enc, ContentHash: hex.EncodeToString(sum[:12]), Line: res.Line, Meta: e.MetadataJSON(), Events: events})
+	rec := cortex.ImportRecord{Entry: e, Raw: enc, ContentHash: hex.EncodeToString(sum[:12]), Line: res.Line,
+		Meta: e.MetadataJSON(), Events: events}
+	if e.Role == cortex.RoleAssistant {
+		rec.Claims, rec.ClaimsRead = claim.Read(e.Text), true
+	}
+	fr.batch.Records = append(fr.batch.Records, rec)
 	return nil
 }
 

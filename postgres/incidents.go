@@ -424,6 +424,27 @@ func (db *DB) SessionAssistantRows(ctx context.Context, s store.SessionScope, fr
 		ORDER BY timestamp, id LIMIT ?`, s.Session, cortex.FormatTime(from), cortex.FormatTime(to), string(s.Tool), s.Host, limit)
 }
 
+// SessionClaimRows returns the assistant rows of a session in [from, to]
+// whose stored claims say something, in time order, at most limit.
+func (db *DB) SessionClaimRows(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
+	return db.evidence(ctx, `SELECT `+evidenceCols+` FROM logs
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
+		AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
+		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
+}
+
+// ClaimsCurrent reports whether every assistant row's stored claims were
+// read by the given rules version.
+func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
+	var stale bool
+	err := db.queryRow(ctx, `SELECT EXISTS(SELECT 1 FROM logs
+		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?))`, version, version).Scan(&stale)
+	if err != nil {
+		return false, queryFailed(err, "rows")
+	}
+	return !stale, nil
+}
+
 // ToolEventsByID returns stored tool calls by id, in time order.
 func (db *DB) ToolEventsByID(ctx context.Context, ids []int64) ([]cortex.ToolEventRow, error) {
 	if len(ids) == 0 {
@@ -433,20 +454,14 @@ func (db *DB) ToolEventsByID(ctx context.Context, ids []int64) ([]cortex.ToolEve
 	return collect(rows, err, "tool events", scanToolEvent)
 }
 
-const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
-	COALESCE(hook_command, ''), status, evidence_kind, metadata_json`
-
 func (db *DB) hookCandidates(ctx context.Context, q string, args ...any) ([]store.HookCandidate, error) {
 	rows, err := db.query(ctx, q, args...)
 	return collect(rows, err, "hook events", func(rows pgx.Rows) (store.HookCandidate, error) {
-		var c store.HookCandidate
-		var tool, ts, last string
+		var sc sqlpart.HookCandidateScan
 		var meta *string
-		err := rows.Scan(&c.ID, &c.LogID, &tool, &c.Project, &c.Session, &c.Host, &ts, &last, &c.Event, &c.Name,
-			&c.Source, &c.Command, &c.Status, &c.EvidenceKind, &meta)
-		c.Tool, c.Timestamp, c.LastSeen, c.Meta = cortex.Tool(tool), parseStoredTime(ts), parseStoredTime(last), decodeMeta(meta)
-		return c, err
+		var exit, duration *int64
+		err := rows.Scan(sc.Dest(&meta, &exit, &duration)...)
+		return sc.Finish(parseStoredTime, decodeMeta(meta), exit, duration), err
 	})
 }
 
@@ -457,7 +472,7 @@ func (db *DB) HookCandidates(ctx context.Context, f store.HookFilter) ([]store.H
 	if !sqlpart.HookSubject(f, &w) {
 		return nil, nil
 	}
-	return db.hookCandidates(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
+	return db.hookCandidates(ctx, `SELECT `+sqlpart.HookCandidateCols+` FROM ai_hook_events
 		WHERE evidence_kind = 'runtime_transcript'`+w.SQL()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 
@@ -468,7 +483,7 @@ func (db *DB) HookConfigRows(ctx context.Context, f store.HookFilter) ([]store.H
 	if !ok {
 		return nil, nil
 	}
-	return db.hookCandidates(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events WHERE log_id IS NULL`+w.SQL()+
+	return db.hookCandidates(ctx, `SELECT `+sqlpart.HookCandidateCols+` FROM ai_hook_events WHERE log_id IS NULL`+w.SQL()+
 		` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.Args, f.Limit)...)
 }
 

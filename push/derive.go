@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/toolcall"
 	"github.com/cortexhq/cortex/transcript"
@@ -13,7 +15,9 @@ import (
 // pushing store does not hold as it is sent (in place, before the content
 // level is applied): a logs row gets its search text (t.Derived), the full
 // text of its record, from which the team store indexes the words the
-// SQLite store's search file holds; a tool call whose stored facts are of
+// SQLite store's search file holds, and an assistant row whose stored
+// claims are of other rules (or none) gets them read again (package
+// claim); a tool call whose stored facts are of
 // other rules (or none) gets them derived again from its full texts
 // (package toolcall), so the team store classifies calls as the laptop
 // does whatever texts the content level sends.
@@ -21,9 +25,14 @@ func (p *pusher) derive(t store.Table, rows [][]any) {
 	switch t.Name {
 	case "logs":
 		facility, raw, msg := t.Index("facility"), t.Index(t.Raw), t.Index("message")
+		role, kinds, version := t.Index("ai_role"), t.Index("claim"), t.Index("claim_version")
 		for i, r := range rows {
 			if len(r) > len(t.Columns) {
 				continue // derived already (a batch sent again)
+			}
+			if v, ok := r[version].(int64); r[role] == string(cortex.RoleAssistant) && (!ok || int(v) != claim.Version) {
+				text, _ := r[msg].(string)
+				r[kinds], r[version] = int64(claim.Read(text)), int64(claim.Version)
 			}
 			isTranscript := r[facility] == "transcript"
 			var rec []byte

@@ -3,6 +3,7 @@ package push
 import (
 	"testing"
 
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/toolcall"
 )
@@ -46,6 +47,38 @@ func TestDeriveFacts(t *testing.T) {
 	}
 	if keyHash("Bash npm run") != keyHash("Bash npm run") || keyHash("a") == keyHash("b") || keyHash("") != "" {
 		t.Error("keyHash does not keep equality")
+	}
+}
+
+// An assistant row whose stored claims are missing or of other rules is
+// sent with claims read from its text; current claims are sent as stored,
+// and other rows get none.
+func TestDeriveClaims(t *testing.T) {
+	logs := store.PushTables[0]
+	if logs.Name != "logs" {
+		t.Fatal("logs is not the first pushed table")
+	}
+	row := func(role string, kinds, version any) []any {
+		r := make([]any, len(logs.Columns))
+		r[logs.Index("ai_role")], r[logs.Index("message")] = role, "The notion MCP server is not available here."
+		r[logs.Index("facility")] = "transcript"
+		r[logs.Index("claim")], r[logs.Index("claim_version")] = kinds, version
+		return r
+	}
+	rows := [][]any{row("assistant", nil, nil), row("assistant", int64(0), int64(claim.Version-1)),
+		row("assistant", int64(claim.Failure), int64(claim.Version)), row("user", nil, nil)}
+	var p pusher
+	p.derive(logs, rows)
+	for i, r := range rows[:2] {
+		if r[logs.Index("claim")] != int64(claim.Unavailable) || r[logs.Index("claim_version")] != int64(claim.Version) {
+			t.Errorf("row %d: claims %v version %v", i, r[logs.Index("claim")], r[logs.Index("claim_version")])
+		}
+	}
+	if got := rows[2][logs.Index("claim")]; got != int64(claim.Failure) {
+		t.Errorf("current claims were read again: %v", got)
+	}
+	if got := rows[3][logs.Index("claim")]; got != nil {
+		t.Errorf("a user row got claims: %v", got)
 	}
 }
 

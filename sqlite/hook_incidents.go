@@ -23,10 +23,6 @@ func hookSubject(f HookFilter, w *where) bool {
 	return ok
 }
 
-const hookCandidateCols = `id, COALESCE(log_id, 0), ai_tool, COALESCE(ai_project, ''), COALESCE(ai_session_id, ''), hostname,
-	timestamp, COALESCE(last_seen, ''), hook_event, COALESCE(hook_name, ''), COALESCE(hook_source, ''),
-	COALESCE(hook_command, ''), status, evidence_kind, metadata_json`
-
 func collectHookCandidates(rows *sql.Rows, err error) ([]HookCandidate, error) {
 	if err != nil {
 		return nil, queryFailed(err, "hook events")
@@ -34,15 +30,13 @@ func collectHookCandidates(rows *sql.Rows, err error) ([]HookCandidate, error) {
 	defer rows.Close()
 	var out []HookCandidate
 	for rows.Next() {
-		var c HookCandidate
-		var tool, ts, last string
+		var sc sqlpart.HookCandidateScan
 		var meta sql.NullString
-		if err := rows.Scan(&c.ID, &c.LogID, &tool, &c.Project, &c.Session, &c.Host, &ts, &last, &c.Event, &c.Name,
-			&c.Source, &c.Command, &c.Status, &c.EvidenceKind, &meta); err != nil {
+		var exit, duration sql.NullInt64
+		if err := rows.Scan(sc.Dest(&meta, &exit, &duration)...); err != nil {
 			return nil, queryFailed(err, "hook events")
 		}
-		c.Tool, c.Timestamp, c.LastSeen, c.Meta = cortex.Tool(tool), parseStoredTime(ts), parseStoredTime(last), decodeMeta(meta)
-		out = append(out, c)
+		out = append(out, sc.Finish(parseStoredTime, decodeMeta(meta), ptrInt64(exit), ptrInt64(duration)))
 	}
 	return out, rows.Err()
 }
@@ -54,7 +48,7 @@ func (db *DB) HookCandidates(ctx context.Context, f HookFilter) ([]HookCandidate
 	if !hookSubject(f, &w) {
 		return nil, nil
 	}
-	return collectHookCandidates(db.scan(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
+	return collectHookCandidates(db.scan(ctx, `SELECT `+sqlpart.HookCandidateCols+` FROM ai_hook_events
 		WHERE evidence_kind = 'runtime_transcript'`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, append(w.args, f.Limit)...))
 }
 
@@ -72,7 +66,7 @@ func (db *DB) HookConfigRows(ctx context.Context, f HookFilter) ([]HookCandidate
 	w := part(p)
 	// Through the evidence-kind index: configuration rows are few, and the
 	// planner's statistics may predate them.
-	return collectHookCandidates(db.r.QueryContext(ctx, `SELECT `+hookCandidateCols+` FROM ai_hook_events
+	return collectHookCandidates(db.r.QueryContext(ctx, `SELECT `+sqlpart.HookCandidateCols+` FROM ai_hook_events
 		INDEXED BY idx_ai_hook_events_evidence_time WHERE log_id IS NULL`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`,
 		append(w.args, f.Limit)...))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 )
 
 // Import writes one ingest batch in one transaction; see ImportBatches.
@@ -110,7 +111,7 @@ const (
 
 const logsColumns = `(id, timestamp, hostname, facility, severity, app_name, message, raw,
 	received_at, source, ai_tool, ai_project, ai_session_id, ai_transcript_path, ai_role, ai_kind, ai_tool_name,
-	ai_agent_id, is_error, source_id, source_line, metadata_json)`
+	ai_agent_id, is_error, source_id, source_line, metadata_json, claim, claim_version)`
 
 func newImportTx(ctx context.Context, db *DB, tx *sql.Tx, now time.Time) (*importTx, error) {
 	// Statements run without the caller's cancellation: the driver would
@@ -207,7 +208,7 @@ func claimSQL(n int) string {
 }
 
 func insertSQL(n int) string {
-	return `INSERT INTO logs` + logsColumns + ` VALUES ` + repeatValues(n, "(?,?,?,'transcript',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+	return `INSERT INTO logs` + logsColumns + ` VALUES ` + repeatValues(n, "(?,?,?,'transcript',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 }
 
 // batch writes one batch's rows, errors, counters and checkpoint.
@@ -405,14 +406,15 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 		if err != nil {
 			return err
 		}
-		args := make([]any, 0, 21*len(part))
+		args := make([]any, 0, 23*len(part))
 		for _, i := range part {
 			r := &recs[i]
 			e := &r.Entry
+			kinds, version := claimOf(r)
 			args = append(args, base+int64(i), cortex.FormatTime(e.Timestamp), b.Hostname, string(e.Severity),
 				string(e.Tool)+"-transcript", e.Text, r.Raw, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
 				nullStr(e.SessionID), b.Source.Path, string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID),
-				boolInt(e.IsError), sid, r.Line, nullStr(r.Meta))
+				boolInt(e.IsError), sid, r.Line, nullStr(r.Meta), kinds, version)
 		}
 		if _, err := ins.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("insert rows: %w", err)
@@ -524,6 +526,7 @@ func (w *importTx) finish() error {
 // The caller re-indexes its text.
 func updateRow(ctx context.Context, tx *sql.Tx, id int64, r *cortex.ImportRecord) (cortex.Entry, error) {
 	e := &r.Entry
+	kinds, version := claimOf(r)
 	// The replaced row, to take it out of the rollups.
 	var old cortex.Entry
 	var tool, role, ts string
@@ -538,12 +541,26 @@ func updateRow(ctx context.Context, tx *sql.Tx, id int64, r *cortex.ImportRecord
 		SessionID: session.String, IsError: isErr == 1, Sidechain: sidechain == 1}
 	if _, err := tx.ExecContext(ctx, `UPDATE logs SET timestamp = ?, severity = ?, message = ?, raw = ?, ai_project = ?,
 		ai_session_id = ?, ai_role = ?, ai_kind = ?, ai_tool_name = ?, ai_agent_id = ?, is_error = ?, source_line = ?,
-		metadata_json = ? WHERE id = ?`,
+		metadata_json = ?, claim = ?, claim_version = ? WHERE id = ?`,
 		cortex.FormatTime(e.Timestamp), string(e.Severity), e.Text, r.Raw, nullStr(e.Project), nullStr(e.SessionID),
-		string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID), boolInt(e.IsError), r.Line, nullStr(r.Meta), id); err != nil {
+		string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID), boolInt(e.IsError), r.Line, nullStr(r.Meta),
+		kinds, version, id); err != nil {
 		return old, fmt.Errorf("update changed row: %w", err)
 	}
 	return old, nil
+}
+
+// claimOf is what a row stores of its text's claims (package claim): for
+// an assistant row its kinds (read here unless the caller read them) and
+// the rules' version; nothing for other rows.
+func claimOf(r *cortex.ImportRecord) (kinds, version any) {
+	if r.Entry.Role != cortex.RoleAssistant {
+		return nil, nil
+	}
+	if !r.ClaimsRead {
+		r.Claims, r.ClaimsRead = claim.Read(r.Entry.Text), true
+	}
+	return int64(r.Claims), int64(claim.Version)
 }
 
 func nullStr(s string) any {

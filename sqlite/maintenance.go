@@ -72,8 +72,8 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 					return err
 				}
 			}
-			if u.Message != nil {
-				if _, err := tx.ExecContext(ctx, `UPDATE logs SET message = ? WHERE id = ?`, *u.Message, u.ID); err != nil {
+			if u.Message != nil { // its claims are read again from the new text
+				if _, err := tx.ExecContext(ctx, `UPDATE logs SET message = ?, claim_version = NULL WHERE id = ?`, *u.Message, u.ID); err != nil {
 					return err
 				}
 			}

@@ -58,7 +58,7 @@ type searchState struct {
 // it indexes this database with this version's text, and rebuilds it
 // otherwise.
 func (db *DB) openSearch(ctx context.Context) error {
-	sw, err := sql.Open("sqlite", SearchPath(db.path)+"?_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(16384)&_txlock=immediate")
+	sw, err := sql.Open("sqlite", SearchPath(db.path)+"?_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)&_txlock=immediate")
 	if err != nil {
 		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot open the search index %s", SearchPath(db.path))
 	}

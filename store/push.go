@@ -60,7 +60,7 @@ var PushTables = []Table{
 		Name: "logs",
 		Columns: []string{"id", "timestamp", "hostname", "facility", "severity", "app_name", "message", "raw", "received_at",
 			"source", "ai_tool", "ai_project", "ai_session_id", "ai_transcript_path", "ai_role", "ai_kind", "ai_tool_name",
-			"ai_agent_id", "is_error", "source_id", "source_line", "metadata_json"},
+			"ai_agent_id", "is_error", "source_id", "source_line", "metadata_json", "claim", "claim_version"},
 		IDs: []string{"id"}, Texts: []string{"message"}, NotNull: []string{"message"}, Raw: "raw",
 		// search_text is what the row is found by: the full text of its
 		// record (see transcript.RecordSearchText), a text.

@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/toolcall"
+	"github.com/valyala/fastjson"
 )
 
 // SessionScope is one session on one host.
@@ -258,6 +260,12 @@ type HookCandidate struct {
 	Status       string
 	EvidenceKind string
 	Meta         map[string]string
+	// ExitCode and DurationMS are the run's outcome (nil: not recorded);
+	// HasOutput says it printed something (stdout or stderr), read with
+	// the rest of the event when needed.
+	ExitCode   *int64
+	DurationMS *int64
+	HasOutput  bool
 }
 
 // HookName is a stored hook event and name pair.
@@ -396,11 +404,53 @@ func MatchSkillNames(names []string, skill string) []string {
 }
 
 // DecodeMeta reads a stored metadata_json object as strings (non-string
-// values as their JSON); nil when empty or not an object.
+// values as their JSON); nil when empty or not an object. Objects of plain
+// strings (nearly all of them) are read by fastjson, the rest as
+// encoding/json reads them (see decodeMetaJSON), with the same result.
 func DecodeMeta(s string) map[string]string {
 	if s == "" {
 		return nil
 	}
+	if !plainJSON(s) {
+		return decodeMetaJSON(s)
+	}
+	var p fastjson.Parser
+	v, err := p.Parse(s)
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return decodeMetaJSON(s)
+	}
+	o, _ := v.Object()
+	m := make(map[string]string, o.Len())
+	plain := true
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		if v.Type() != fastjson.TypeString {
+			plain = false
+			return
+		}
+		b, _ := v.StringBytes()
+		m[string(k)] = string(b)
+	})
+	if !plain {
+		return decodeMetaJSON(s)
+	}
+	return m
+}
+
+// plainJSON reports whether s has none of what fastjson reads otherwise
+// than encoding/json: escapes (fastjson keeps invalid ones, encoding/json
+// rejects them; lone surrogates), control characters (encoding/json
+// rejects them raw) and invalid UTF-8 (encoding/json replaces it).
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '\\' {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+// decodeMetaJSON is DecodeMeta by encoding/json.
+func decodeMetaJSON(s string) map[string]string {
 	var raw map[string]any
 	if json.Unmarshal([]byte(s), &raw) != nil {
 		return nil

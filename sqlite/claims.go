@@ -1,0 +1,86 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
+)
+
+// ClaimsCurrent reports whether every assistant row's stored claims
+// (package claim) were read by the given rules version: only then does
+// SessionClaimRows return every row that claims something.
+func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
+	var stale int
+	err := db.r.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM logs INDEXED BY idx_logs_claim_version
+		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?))`,
+		version, version).Scan(&stale)
+	if err != nil {
+		return false, queryFailed(err, "rows")
+	}
+	return stale == 0, nil
+}
+
+// SessionClaimRows returns the assistant rows of a session in [from, to]
+// whose stored claims say something (valid when ClaimsCurrent reports
+// true), in time order, at most limit.
+func (db *DB) SessionClaimRows(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
+	return collectEvidence(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_claims
+		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
+		AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
+		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
+}
+
+// StaleClaim is an assistant row whose stored claims are missing or of
+// other rules, with its text.
+type StaleClaim struct {
+	ID   int64
+	Text string
+}
+
+// ClaimReading is an assistant row's claims to store.
+type ClaimReading struct {
+	ID      int64
+	Kinds   claim.Kinds
+	Version int
+}
+
+// StaleClaims returns up to limit assistant rows after id whose stored
+// claims are not of the given rules version, by id: what a refresh reads
+// again.
+func (db *DB) StaleClaims(ctx context.Context, version int, after int64, limit int) ([]StaleClaim, error) {
+	// The version index finds the stale rows; they are then read in id
+	// order (see StaleVoices).
+	rows, err := db.query(ctx, `SELECT id, message FROM logs WHERE id IN (
+		SELECT id FROM logs INDEXED BY idx_logs_claim_version
+		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?) AND id > ?
+		ORDER BY id LIMIT ?) ORDER BY id`, version, version, after, limit)
+	return collect(rows, err, "rows", func(rows *sql.Rows) (StaleClaim, error) {
+		var c StaleClaim
+		err := rows.Scan(&c.ID, &c.Text)
+		return c, err
+	})
+}
+
+// SetClaims stores assistant rows' claims, in one transaction.
+func (db *DB) SetClaims(ctx context.Context, readings []ClaimReading) error {
+	if len(readings) == 0 {
+		return nil
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE logs SET claim = ?, claim_version = ? WHERE id = ? AND ai_role = 'assistant'`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, r := range readings {
+			if _, err := st.ExecContext(ctx, int64(r.Kinds), r.Version, r.ID); err != nil {
+				return fmt.Errorf("store claims: %w", err)
+			}
+		}
+		return nil
+	})
+}
