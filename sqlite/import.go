@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/rawcodec"
 )
 
 // Import writes one ingest batch in one transaction; see ImportBatches.
@@ -99,6 +100,10 @@ type importTx struct {
 	// session summaries: finish attaches summaries to sessions.
 	leaves    map[string]leafRow
 	summaries []pendingSummary
+	// blocks gathers the raw records of the new rows (see rawblocks.go);
+	// stale are blocks holding records that changed rows no longer use.
+	blocks blockWriter
+	stale  map[int64]bool
 }
 
 // Rows per multi-row statement: one statement per row would spend more time
@@ -241,6 +246,10 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 			return err
 		}
 		res.Events.Add(c)
+	}
+	// A block holds records of one file only.
+	if err := w.flushBlock(); err != nil {
+		return err
 	}
 	if err := w.usage(b); err != nil {
 		return err
@@ -387,7 +396,7 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 		case id == base+int64(i):
 			fresh = append(fresh, i)
 		default:
-			old, err := updateRow(ctx, w.tx, id, r)
+			old, err := w.updateRow(id, r)
 			if err != nil {
 				return err
 			}
@@ -409,8 +418,16 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 		for _, i := range part {
 			r := &recs[i]
 			e := &r.Entry
+			plain, err := w.db.codec.Decode(r.Raw)
+			if err != nil {
+				return fmt.Errorf("raw record of line %d: %w", r.Line, err)
+			}
+			ref, err := w.blockRef(base+int64(i), plain)
+			if err != nil {
+				return err
+			}
 			args = append(args, base+int64(i), cortex.FormatTime(e.Timestamp), b.Hostname, string(e.Severity),
-				string(e.Tool)+"-transcript", e.Text, r.Raw, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
+				string(e.Tool)+"-transcript", e.Text, ref, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
 				nullStr(e.SessionID), b.Source.Path, string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID),
 				boolInt(e.IsError), sid, r.Line, nullStr(r.Meta))
 		}
@@ -480,6 +497,14 @@ func (w *importTx) account(b *cortex.ImportBatch, e *cortex.Entry, sign int64) {
 // finish queues the replaced rows for the search index (see search.go)
 // and writes the rollups.
 func (w *importTx) finish() error {
+	if err := w.flushBlock(); err != nil {
+		return err
+	}
+	if len(w.stale) > 0 {
+		if err := w.db.rewriteBlocks(w.ctx, w.tx, w.stale); err != nil {
+			return err
+		}
+	}
 	for _, id := range w.changed {
 		if _, err := w.exec(`INSERT INTO search_changes(log_id) VALUES (?)`, id); err != nil {
 			return fmt.Errorf("queue a changed row for search: %w", err)
@@ -521,25 +546,40 @@ func (w *importTx) finish() error {
 }
 
 // updateRow replaces a stored row whose record changed (last write wins).
-// The caller re-indexes its text.
-func updateRow(ctx context.Context, tx *sql.Tx, id int64, r *cortex.ImportRecord) (cortex.Entry, error) {
+// The new record is stored on its own (a row's block is written with the
+// rows of its write); the caller re-indexes its text.
+func (w *importTx) updateRow(id int64, r *cortex.ImportRecord) (cortex.Entry, error) {
+	ctx, tx := w.ctx, w.tx
 	e := &r.Entry
+	plain, err := w.db.codec.Decode(r.Raw)
+	if err != nil {
+		return cortex.Entry{}, fmt.Errorf("raw record of line %d: %w", r.Line, err)
+	}
+	raw := w.db.codec.Encode(nil, plain)
 	// The replaced row, to take it out of the rollups.
 	var old cortex.Entry
 	var tool, role, ts string
 	var project, session sql.NullString
 	var isErr, sidechain int
+	var oldRaw []byte
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(ai_tool, ''), COALESCE(ai_role, ''), timestamp, ai_project, ai_session_id,
-		is_error, COALESCE(json_extract(metadata_json, '$.sidechain'), 0) FROM logs WHERE id = ?`, id).Scan(
-		&tool, &role, &ts, &project, &session, &isErr, &sidechain); err != nil {
+		is_error, COALESCE(json_extract(metadata_json, '$.sidechain'), 0), raw FROM logs WHERE id = ?`, id).Scan(
+		&tool, &role, &ts, &project, &session, &isErr, &sidechain, &oldRaw); err != nil {
 		return old, fmt.Errorf("read changed row: %w", err)
+	}
+	if b, _, ok := rawcodec.ParseRef(oldRaw); ok {
+		// The earlier record stays in its block until finish rewrites it.
+		if w.stale == nil {
+			w.stale = map[int64]bool{}
+		}
+		w.stale[b] = true
 	}
 	old = cortex.Entry{Tool: cortex.Tool(tool), Role: cortex.Role(role), Timestamp: parseStoredTime(ts), Project: project.String,
 		SessionID: session.String, IsError: isErr == 1, Sidechain: sidechain == 1}
 	if _, err := tx.ExecContext(ctx, `UPDATE logs SET timestamp = ?, severity = ?, message = ?, raw = ?, ai_project = ?,
 		ai_session_id = ?, ai_role = ?, ai_kind = ?, ai_tool_name = ?, ai_agent_id = ?, is_error = ?, source_line = ?,
 		metadata_json = ? WHERE id = ?`,
-		cortex.FormatTime(e.Timestamp), string(e.Severity), e.Text, r.Raw, nullStr(e.Project), nullStr(e.SessionID),
+		cortex.FormatTime(e.Timestamp), string(e.Severity), e.Text, raw, nullStr(e.Project), nullStr(e.SessionID),
 		string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID), boolInt(e.IsError), r.Line, nullStr(r.Meta), id); err != nil {
 		return old, fmt.Errorf("update changed row: %w", err)
 	}

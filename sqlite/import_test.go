@@ -40,6 +40,10 @@ func readLogRow(t *testing.T, db *DB, id int64) logRow {
 	if err != nil {
 		t.Fatalf("read logs row %d: %v", id, err)
 	}
+	// A new row's raw is a reference into its block: compare the record.
+	if r.Raw, err = db.resolveRaw(context.Background(), db.r, r.Raw); err != nil {
+		t.Fatalf("read logs row %d: %v", id, err)
+	}
 	return r
 }
 

@@ -128,8 +128,16 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 					return err
 				}
 			}
-			_, err = tx.ExecContext(ctx, `DELETE FROM logs WHERE id IN `+in, ids...)
-			return err
+			// The blocks that hold the rows' raw records are rewritten
+			// without them.
+			blocks := map[int64]bool{}
+			if err := blocksOf(ctx, tx, ids, blocks); err != nil {
+				return err
+			}
+			if _, err = tx.ExecContext(ctx, `DELETE FROM logs WHERE id IN `+in, ids...); err != nil {
+				return err
+			}
+			return db.rewriteBlocks(ctx, tx, blocks)
 		})
 		if err != nil {
 			return res, cortex.WrapError(cortex.CodeUnavailable, err, "cannot purge rows: %v", err)
@@ -242,6 +250,12 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 				res.Scanned++
 				if sel.Tool != "" && r.tool != string(sel.Tool) {
 					continue
+				}
+				if r, err := db.resolveRaw(ctx, db.r, raw); err == nil {
+					raw = r
+				} else {
+					rs.Close()
+					return nil, 0, queryFailed(err, "rows")
 				}
 				if len(raw) > 0 && decode != nil {
 					if d, err := decode(raw); err == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -76,7 +77,32 @@ func (db *DB) ExportRows(ctx context.Context, t store.Table, afterID, upTo int64
 	if err != nil {
 		return nil, queryFailed(err, t.Name)
 	}
+	if err := db.exportRaw(ctx, t, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// exportRaw gives the rows of a table with a raw column their records as
+// a per-record value (a zstd frame or the record as-is), in place of a
+// reference into a block: a team store receives records one by one.
+func (db *DB) exportRaw(ctx context.Context, t store.Table, rows [][]any) error {
+	if t.Raw == "" {
+		return nil
+	}
+	col := t.Index(t.Raw)
+	for _, r := range rows {
+		b, ok := r[col].([]byte)
+		if !ok || !rawcodec.IsRef(b) {
+			continue
+		}
+		rec, err := db.resolveRaw(ctx, db.r, b)
+		if err != nil {
+			return queryFailed(err, t.Name)
+		}
+		r[col] = db.codec.Encode(nil, rec)
+	}
+	return nil
 }
 
 // ExportRowsByID returns the rows of t with the given ids (unknown ids are
@@ -97,6 +123,9 @@ func (db *DB) ExportRowsByID(ctx context.Context, t store.Table, ids []int64, sk
 		rows.Close()
 		if err != nil {
 			return nil, queryFailed(err, t.Name)
+		}
+		if err := db.exportRaw(ctx, t, part); err != nil {
+			return nil, err
 		}
 		out = append(out, part...)
 		ids = ids[n:]

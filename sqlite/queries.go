@@ -166,6 +166,14 @@ func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query strin
 			rows.Close()
 			return queryFailed(err, "rows")
 		}
+		if r.transcript {
+			raw, err := db.resolveRaw(ctx, db.r, r.raw)
+			if err != nil {
+				rows.Close()
+				return queryFailed(err, "rows")
+			}
+			r.raw = raw
+		}
 		texts[r.id] = string(db.searchText(&r))
 	}
 	rows.Close()

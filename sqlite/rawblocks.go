@@ -1,0 +1,272 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/cortexhq/cortex/rawcodec"
+)
+
+// Raw records in blocks (migration 0029): a transcript write stores the
+// raw records of its new rows compressed together, up to
+// rawcodec.MaxBlockBytes per block, and each row's raw holds a reference
+// into its block. Readers resolve references here; rows stored before
+// blocks existed keep their per-record frames.
+
+// rowQuerier runs a one-row query (the reader pool, or a transaction).
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// blockCacheSize is the decoded blocks kept: readers go through rows in id
+// order (the search indexer, a session's transcript), so the last few
+// blocks serve nearly every read.
+const blockCacheSize = 8
+
+// blockCache holds recently decoded blocks by id. Block ids are never
+// reused and a block never changes under its id, so entries never go
+// stale.
+type blockCache struct {
+	mu   sync.Mutex
+	ids  [blockCacheSize]int64
+	recs [blockCacheSize][][]byte
+	next int
+}
+
+func (c *blockCache) get(id int64) ([][]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, b := range c.ids {
+		if b == id && c.recs[i] != nil {
+			return c.recs[i], true
+		}
+	}
+	return nil, false
+}
+
+func (c *blockCache) put(id int64, recs [][]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ids[c.next], c.recs[c.next] = id, recs
+	c.next = (c.next + 1) % blockCacheSize
+}
+
+// block returns the decoded records of block id, read through q.
+func (db *DB) block(ctx context.Context, q rowQuerier, id int64) ([][]byte, error) {
+	if recs, ok := db.blocks.get(id); ok {
+		return recs, nil
+	}
+	var data []byte
+	if err := q.QueryRowContext(ctx, `SELECT data FROM raw_blocks WHERE id = ?`, id).Scan(&data); err != nil {
+		if err == sql.ErrNoRows {
+			return nil, fmt.Errorf("raw block %d is missing", id)
+		}
+		return nil, fmt.Errorf("read raw block %d: %w", id, err)
+	}
+	recs, err := db.codec.DecodeBlock(data)
+	if err != nil {
+		return nil, fmt.Errorf("raw block %d: %w", id, err)
+	}
+	db.blocks.put(id, recs)
+	return recs, nil
+}
+
+// resolveRaw returns a stored raw value in a per-record form that
+// rawcodec's Decode reads: a reference into a block becomes the record
+// itself; other values are returned as stored.
+func (db *DB) resolveRaw(ctx context.Context, q rowQuerier, stored []byte) ([]byte, error) {
+	if !rawcodec.IsRef(stored) {
+		return stored, nil
+	}
+	id, i, ok := rawcodec.ParseRef(stored)
+	if !ok {
+		return nil, fmt.Errorf("malformed raw block reference %x", stored)
+	}
+	recs, err := db.block(ctx, q, id)
+	if err != nil {
+		return nil, err
+	}
+	if i >= len(recs) {
+		return nil, fmt.Errorf("raw block %d has %d records, a row references record %d", id, len(recs), i)
+	}
+	return recs[i], nil
+}
+
+// rawRecord returns the original record of a stored raw value.
+func (db *DB) rawRecord(ctx context.Context, q rowQuerier, stored []byte) ([]byte, error) {
+	r, err := db.resolveRaw(ctx, q, stored)
+	if err != nil {
+		return nil, err
+	}
+	return db.codec.Decode(r)
+}
+
+// nextBlockID is the id the next block written in tx gets.
+func nextBlockID(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'raw_blocks'), 0),
+		COALESCE((SELECT max(id) FROM raw_blocks), 0)) + 1`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("next raw block id: %w", err)
+	}
+	return id, nil
+}
+
+// blockWriter gathers the raw records of one write's new rows into blocks.
+type blockWriter struct {
+	next  int64 // id of the next block (0: not read yet)
+	id    int64 // id of the block being filled
+	recs  [][]byte
+	first int64 // row ids the block being filled covers
+	last  int64
+	size  int
+}
+
+// add puts the raw record of new row logID in the current block (starting
+// a new one when it is full) and returns the row's stored raw value.
+func (w *importTx) blockRef(logID int64, raw []byte) ([]byte, error) {
+	b := &w.blocks
+	if len(b.recs) > 0 && b.size+len(raw) > rawcodec.MaxBlockBytes {
+		if err := w.flushBlock(); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.recs) == 0 {
+		if b.next == 0 {
+			n, err := nextBlockID(w.ctx, w.tx)
+			if err != nil {
+				return nil, err
+			}
+			b.next = n
+		}
+		b.id, b.first = b.next, logID
+		b.next++
+	}
+	b.recs = append(b.recs, raw)
+	b.size += len(raw)
+	b.last = max(b.last, logID)
+	return rawcodec.AppendRef(nil, b.id, len(b.recs)-1), nil
+}
+
+// flushBlock writes the block being filled.
+func (w *importTx) flushBlock() error {
+	b := &w.blocks
+	if len(b.recs) == 0 {
+		return nil
+	}
+	data := w.db.codec.EncodeBlock(nil, b.recs)
+	if _, err := w.exec(`INSERT INTO raw_blocks(id, first_log, last_log, data) VALUES (?, ?, ?, ?)`, b.id, b.first, b.last, data); err != nil {
+		return fmt.Errorf("store raw block: %w", err)
+	}
+	b.recs, b.size, b.first, b.last = b.recs[:0], 0, 0, 0
+	return nil
+}
+
+// blocksOf adds to set the blocks that the rows ids reference.
+func blocksOf(ctx context.Context, tx *sql.Tx, ids []any, set map[int64]bool) error {
+	for len(ids) > 0 {
+		n := min(len(ids), idChunk)
+		rows, err := tx.QueryContext(ctx, `SELECT raw FROM logs WHERE id IN (`+marks(n)+`)`, ids[:n]...)
+		if err != nil {
+			return fmt.Errorf("read raw references: %w", err)
+		}
+		for rows.Next() {
+			var raw []byte
+			if err := rows.Scan(&raw); err != nil {
+				rows.Close()
+				return fmt.Errorf("read raw references: %w", err)
+			}
+			if id, _, ok := rawcodec.ParseRef(raw); ok {
+				set[id] = true
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read raw references: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// rewriteBlocks rewrites the given blocks with only the records rows still
+// reference, after rows were deleted (purge) or left their block (redact,
+// a changed record): the records no row references are gone from the
+// block. A rewritten block gets a new id (see blockCache) and its rows new
+// references; a block no row references is deleted. With secure_delete on
+// (purge, redact) the old blocks' bytes are overwritten.
+func (db *DB) rewriteBlocks(ctx context.Context, tx *sql.Tx, set map[int64]bool) error {
+	ids := make([]int64, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var next int64
+	for _, id := range ids {
+		var first, last int64
+		var data []byte
+		err := tx.QueryRowContext(ctx, `SELECT first_log, last_log, data FROM raw_blocks WHERE id = ?`, id).Scan(&first, &last, &data)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read raw block %d: %w", id, err)
+		}
+		recs, err := db.codec.DecodeBlock(data)
+		if err != nil {
+			return fmt.Errorf("raw block %d: %w", id, err)
+		}
+		type live struct {
+			row int64
+			i   int
+		}
+		var keep []live
+		rows, err := tx.QueryContext(ctx, `SELECT id, raw FROM logs WHERE id BETWEEN ? AND ? ORDER BY id`, first, last)
+		if err != nil {
+			return fmt.Errorf("rows of raw block %d: %w", id, err)
+		}
+		for rows.Next() {
+			var row int64
+			var raw []byte
+			if err := rows.Scan(&row, &raw); err != nil {
+				rows.Close()
+				return fmt.Errorf("rows of raw block %d: %w", id, err)
+			}
+			if b, i, ok := rawcodec.ParseRef(raw); ok && b == id && i < len(recs) {
+				keep = append(keep, live{row, i})
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("rows of raw block %d: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM raw_blocks WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("delete raw block %d: %w", id, err)
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		if next == 0 {
+			if next, err = nextBlockID(ctx, tx); err != nil {
+				return err
+			}
+		}
+		kept := make([][]byte, len(keep))
+		for k, l := range keep {
+			kept[k] = recs[l.i]
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO raw_blocks(id, first_log, last_log, data) VALUES (?, ?, ?, ?)`,
+			next, keep[0].row, keep[len(keep)-1].row, db.codec.EncodeBlock(nil, kept)); err != nil {
+			return fmt.Errorf("rewrite raw block %d: %w", id, err)
+		}
+		for k, l := range keep {
+			if _, err := tx.ExecContext(ctx, `UPDATE logs SET raw = ? WHERE id = ?`, rawcodec.AppendRef(nil, next, k), l.row); err != nil {
+				return fmt.Errorf("rewrite raw block %d: %w", id, err)
+			}
+		}
+		next++
+	}
+	return nil
+}
