@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -75,9 +76,19 @@ func (db *DB) block(ctx context.Context, q rowQuerier, id int64) ([][]byte, erro
 }
 
 // resolveRaw returns a stored raw value in a per-record form that
-// rawcodec's Decode reads: a reference into a block becomes the record
-// itself; other values are returned as stored.
+// rawcodec's Decode reads: a reference into a block becomes (a copy of)
+// the record itself; other values are returned as stored.
 func (db *DB) resolveRaw(ctx context.Context, q rowQuerier, stored []byte) ([]byte, error) {
+	r, err := db.sharedRaw(ctx, q, stored)
+	if err != nil || !rawcodec.IsRef(stored) {
+		return r, err
+	}
+	return bytes.Clone(r), nil
+}
+
+// sharedRaw is resolveRaw without the copy: the record may be the block
+// cache's, which the caller must not change.
+func (db *DB) sharedRaw(ctx context.Context, q rowQuerier, stored []byte) ([]byte, error) {
 	if !rawcodec.IsRef(stored) {
 		return stored, nil
 	}
@@ -93,15 +104,6 @@ func (db *DB) resolveRaw(ctx context.Context, q rowQuerier, stored []byte) ([]by
 		return nil, fmt.Errorf("raw block %d has %d records, a row references record %d", id, len(recs), i)
 	}
 	return recs[i], nil
-}
-
-// rawRecord returns the original record of a stored raw value.
-func (db *DB) rawRecord(ctx context.Context, q rowQuerier, stored []byte) ([]byte, error) {
-	r, err := db.resolveRaw(ctx, q, stored)
-	if err != nil {
-		return nil, err
-	}
-	return db.codec.Decode(r)
 }
 
 // nextBlockID is the id the next block written in tx gets.
@@ -124,7 +126,7 @@ type blockWriter struct {
 	size  int
 }
 
-// add puts the raw record of new row logID in the current block (starting
+// blockRef puts the raw record of new row logID in the current block (starting
 // a new one when it is full) and returns the row's stored raw value.
 func (w *importTx) blockRef(logID int64, raw []byte) ([]byte, error) {
 	b := &w.blocks

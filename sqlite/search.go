@@ -425,6 +425,7 @@ func (db *DB) searchWork(ctx context.Context, from *searchState) (searchWork, er
 			continue // not indexed yet: it is read as it is now
 		}
 		r.changed = true
+		stored := len(r.raw) + len(r.message)
 		if err := db.resolveSearchRaw(ctx, tx, &r); err != nil {
 			rows.Close()
 			return w, queryFailed(err, "changed rows")
@@ -435,7 +436,7 @@ func (db *DB) searchWork(ctx context.Context, from *searchState) (searchWork, er
 		}
 		seen[r.id] = len(w.rows)
 		w.rows = append(w.rows, r)
-		w.rawBytes += len(r.raw) + len(r.message)
+		w.rawBytes += stored
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -493,7 +494,7 @@ func (db *DB) resolveSearchRaw(ctx context.Context, q rowQuerier, r *searchRow) 
 	if !r.transcript || r.gone {
 		return nil
 	}
-	raw, err := db.resolveRaw(ctx, q, r.raw)
+	raw, err := db.sharedRaw(ctx, q, r.raw)
 	if err != nil {
 		return err
 	}
