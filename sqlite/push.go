@@ -48,13 +48,18 @@ func scanAny(rows *sql.Rows, n int) ([][]any, error) {
 	return out, rows.Err()
 }
 
-// exportColumns lists t's columns, NULL for those in skip.
+// exportColumns lists t's columns, NULL for those in skip. A logs row's
+// transcript path comes from its source when the row does not repeat it
+// (see transcriptPathOf): the team store receives it on every row.
 func exportColumns(t store.Table, skip []string) string {
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		cols[i] = c
-		if slices.Contains(skip, c) {
+		switch {
+		case slices.Contains(skip, c):
 			cols[i] = "NULL"
+		case t.Name == "logs" && c == "ai_transcript_path":
+			cols[i] = `COALESCE(ai_transcript_path, (SELECT s.path FROM transcript_sources s WHERE s.id = logs.source_id))`
 		}
 	}
 	return strings.Join(cols, ", ")

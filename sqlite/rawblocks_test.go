@@ -257,3 +257,41 @@ func TestChangedRecordLeavesItsBlock(t *testing.T) {
 	readAll(t, db, logID(t, db, "/t/a.jsonl", "u:0004"), changed.Raw)
 	readAll(t, db, logID(t, db, "/t/a.jsonl", "u:0005"), recs[5].Raw)
 }
+
+func TestTranscriptPathFromSource(t *testing.T) {
+	db, path := openTestDB(t)
+	ctx := context.Background()
+	recs := blockRecords(3, 100)
+	mustImport(t, db, batch("/t/a.jsonl", recs...))
+	if n := count(t, db, `SELECT count(*) FROM logs WHERE ai_transcript_path IS NOT NULL`); n != 0 {
+		t.Fatalf("%d new rows repeat their transcript path", n)
+	}
+	id := logID(t, db, "/t/a.jsonl", "u:0001")
+	// A row stored before migration 0029 holds its own path.
+	legacy := logID(t, db, "/t/a.jsonl", "u:0002")
+	if _, err := rawConn(t, path).Exec(`UPDATE logs SET ai_transcript_path = '/old/a.jsonl' WHERE id = ?`, legacy); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id   int64
+		want string
+	}{{id, "/t/a.jsonl"}, {legacy, "/old/a.jsonl"}} {
+		r, _, err := db.Row(ctx, c.id, 100)
+		if err != nil || r.TranscriptPath != c.want {
+			t.Errorf("Row(%d).TranscriptPath = %q (%v), want %q", c.id, r.TranscriptPath, err, c.want)
+		}
+		logs := store.PushTables[0]
+		ex, err := db.ExportRowsByID(ctx, logs, []int64{c.id})
+		if err != nil || len(ex) != 1 || ex[0][logs.Index("ai_transcript_path")] != c.want {
+			t.Errorf("exported path of row %d: %v (%v), want %q", c.id, ex, err, c.want)
+		}
+	}
+	hits := searchIDs(t, db, cortex.SearchParams{Query: "rawonly1x"})
+	if len(hits) != 1 || hits[0] != id {
+		t.Fatalf("search: %v", hits)
+	}
+	res, err := db.Search(ctx, cortex.SearchParams{Query: "rawonly1x", Limit: 10})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].TranscriptPath != "/t/a.jsonl" {
+		t.Fatalf("search hit path: %+v %v", res.Hits, err)
+	}
+}

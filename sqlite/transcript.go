@@ -171,6 +171,11 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 	if err != nil {
 		return r, nil, queryFailed(err, "rows")
 	}
+	if r.TranscriptPath == "" && r.Facility == "transcript" {
+		if err := db.r.QueryRowContext(ctx, `SELECT `+transcriptPathOf+` FROM logs l WHERE l.id = ?`, id).Scan(&r.TranscriptPath); err != nil {
+			return r, nil, queryFailed(err, "rows")
+		}
+	}
 	if r.Tool == "" || r.SessionID == "" {
 		return r, raw, nil
 	}
