@@ -65,7 +65,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	offset := sqlpart.SearchOffset(p)
 	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
-		`+transcriptPathOf+`, COALESCE(l.source_line, 0)`
+		` + transcriptPathOf + `, COALESCE(l.source_line, 0)`
 	var query string
 	var args []any
 	switch {
