@@ -866,7 +866,7 @@ func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.T
 			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read stored records: %v", err)
 		}
 		var err error
-		if r.Raw, err = db.resolveRaw(ctx, db.r, r.Raw); err != nil {
+		if r.Raw, err = db.rowRaw(ctx, r.ID, r.Raw); err != nil {
 			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read stored records: %v", err)
 		}
 		r.Entry.Tool, r.Entry.Role = cortex.Tool(tool), cortex.Role(role)

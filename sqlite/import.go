@@ -30,6 +30,7 @@ func (db *DB) Import(ctx context.Context, b cortex.ImportBatch) (cortex.ImportRe
 // when the search indexer gets to them (see IndexSearch).
 func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error) {
 	var res []cortex.ImportResult
+	var stale map[int64]bool
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		res = make([]cortex.ImportResult, len(bs))
 		w, err := newImportTx(ctx, db, tx, db.now())
@@ -37,6 +38,7 @@ func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cor
 			return err
 		}
 		defer w.close()
+		defer func() { stale = w.stale }()
 		for i := range bs {
 			if err := w.batch(&bs[i], &res[i]); err != nil {
 				return err
@@ -44,6 +46,7 @@ func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cor
 		}
 		return w.finish()
 	})
+	db.blocks.drop(stale)
 	if err != nil {
 		var ce *cortex.Error
 		if errors.As(err, &ce) {

@@ -45,7 +45,7 @@ func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]Rescan
 		if err := rows.Scan(&r.ID, &r.Raw, &r.Message, &r.Role, &r.Transcript); err != nil {
 			return nil, queryFailed(err, "rows")
 		}
-		raw, err := db.resolveRaw(ctx, db.r, r.Raw)
+		raw, err := db.rowRaw(ctx, r.ID, r.Raw)
 		if err != nil {
 			return nil, queryFailed(err, "rows")
 		}
@@ -63,6 +63,7 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 	if len(ups) == 0 {
 		return nil
 	}
+	blocks := map[int64]bool{}
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		if err := secureDelete(ctx, tx, true); err != nil {
 			return err
@@ -76,7 +77,7 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 				changed = append(changed, u.ID)
 			}
 		}
-		blocks := map[int64]bool{}
+		clear(blocks)
 		if err := blocksOf(ctx, tx, changed, blocks); err != nil {
 			return err
 		}
@@ -104,6 +105,7 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 		}
 		return db.rewriteBlocks(ctx, tx, blocks)
 	})
+	db.blocks.drop(blocks)
 	if err != nil {
 		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot write re-redacted rows: %v", err)
 	}

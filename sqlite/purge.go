@@ -91,6 +91,7 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 	for len(rows) > 0 {
 		n := min(len(rows), purgeChunk)
 		part := rows[:n]
+		blocks := map[int64]bool{}
 		err := db.write(ctx, func(tx *sql.Tx) error {
 			if err := secureDelete(ctx, tx, true); err != nil {
 				return err
@@ -130,7 +131,7 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 			}
 			// The blocks that hold the rows' raw records are rewritten
 			// without them.
-			blocks := map[int64]bool{}
+			clear(blocks)
 			if err := blocksOf(ctx, tx, ids, blocks); err != nil {
 				return err
 			}
@@ -139,6 +140,7 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 			}
 			return db.rewriteBlocks(ctx, tx, blocks)
 		})
+		db.blocks.drop(blocks)
 		if err != nil {
 			return res, cortex.WrapError(cortex.CodeUnavailable, err, "cannot purge rows: %v", err)
 		}
@@ -251,7 +253,7 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 				if sel.Tool != "" && r.tool != string(sel.Tool) {
 					continue
 				}
-				if r, err := db.resolveRaw(ctx, db.r, raw); err == nil {
+				if r, err := db.rowRaw(ctx, r.id, raw); err == nil {
 					raw = r
 				} else {
 					rs.Close()

@@ -95,17 +95,21 @@ func (db *DB) exportRaw(ctx context.Context, t store.Table, rows [][]any) error 
 	if t.Raw == "" {
 		return nil
 	}
-	col := t.Index(t.Raw)
+	col, idCol := t.Index(t.Raw), t.Index("id")
 	for _, r := range rows {
 		b, ok := r[col].([]byte)
 		if !ok || !rawcodec.IsRef(b) {
 			continue
 		}
-		rec, err := db.resolveRaw(ctx, db.r, b)
+		id, _ := r[idCol].(int64)
+		rec, err := db.rowRaw(ctx, id, b)
 		if err != nil {
 			return queryFailed(err, t.Name)
 		}
-		r[col] = db.codec.Encode(nil, rec)
+		r[col] = nil // purged since the row was read
+		if rec != nil {
+			r[col] = db.codec.Encode(nil, rec)
+		}
 	}
 	return nil
 }

@@ -167,7 +167,7 @@ func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query strin
 			return queryFailed(err, "rows")
 		}
 		if r.transcript {
-			raw, err := db.sharedRaw(ctx, db.r, r.raw)
+			raw, err := db.rowRaw(ctx, r.id, r.raw)
 			if err != nil {
 				rows.Close()
 				return queryFailed(err, "rows")

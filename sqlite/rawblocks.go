@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -48,6 +49,18 @@ func (c *blockCache) get(id int64) ([][]byte, bool) {
 	return nil, false
 }
 
+// drop forgets the given blocks: rewritten, their records may be ones
+// that were purged or re-redacted, which this process must not keep.
+func (c *blockCache) drop(ids map[int64]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, b := range c.ids {
+		if ids[b] {
+			c.ids[i], c.recs[i] = 0, nil
+		}
+	}
+}
+
 func (c *blockCache) put(id int64, recs [][]byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,7 +68,9 @@ func (c *blockCache) put(id int64, recs [][]byte) {
 	c.next = (c.next + 1) % blockCacheSize
 }
 
-// block returns the decoded records of block id, read through q.
+// block returns the decoded records of block id, read through q. Writers
+// that rewrite blocks drop them from the cache after their commit (see
+// rewriteBlocks).
 func (db *DB) block(ctx context.Context, q rowQuerier, id int64) ([][]byte, error) {
 	if recs, ok := db.blocks.get(id); ok {
 		return recs, nil
@@ -63,7 +78,7 @@ func (db *DB) block(ctx context.Context, q rowQuerier, id int64) ([][]byte, erro
 	var data []byte
 	if err := q.QueryRowContext(ctx, `SELECT data FROM raw_blocks WHERE id = ?`, id).Scan(&data); err != nil {
 		if err == sql.ErrNoRows {
-			return nil, fmt.Errorf("raw block %d is missing", id)
+			return nil, fmt.Errorf("raw block %d: %w", id, errBlockGone)
 		}
 		return nil, fmt.Errorf("read raw block %d: %w", id, err)
 	}
@@ -73,6 +88,29 @@ func (db *DB) block(ctx context.Context, q rowQuerier, id int64) ([][]byte, erro
 	}
 	db.blocks.put(id, recs)
 	return recs, nil
+}
+
+// errBlockGone is a block that no longer exists: rewritten (purge,
+// redact, a changed record) after its row was read.
+var errBlockGone = errors.New("the block is gone")
+
+// rowRaw is resolveRaw for row id's stored raw value read through the
+// reader pool: the block is read in another snapshot than the row, so a
+// block rewritten in between (purge, redact, a changed record) is followed
+// by reading the row again, once. A row deleted in between has no record
+// (nil).
+func (db *DB) rowRaw(ctx context.Context, id int64, stored []byte) ([]byte, error) {
+	raw, err := db.resolveRaw(ctx, db.r, stored)
+	if !errors.Is(err, errBlockGone) {
+		return raw, err
+	}
+	if err := db.r.QueryRowContext(ctx, `SELECT raw FROM logs WHERE id = ?`, id).Scan(&stored); err != nil {
+		if err == sql.ErrNoRows {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read the raw record of row %d again: %w", id, err)
+	}
+	return db.resolveRaw(ctx, db.r, stored)
 }
 
 // resolveRaw returns a stored raw value in a per-record form that
@@ -198,7 +236,8 @@ func blocksOf(ctx context.Context, tx *sql.Tx, ids []any, set map[int64]bool) er
 // a changed record): the records no row references are gone from the
 // block. A rewritten block gets a new id (see blockCache) and its rows new
 // references; a block no row references is deleted. With secure_delete on
-// (purge, redact) the old blocks' bytes are overwritten.
+// (purge, redact) the old blocks' bytes are overwritten. The caller drops
+// set from the block cache once the transaction is over.
 func (db *DB) rewriteBlocks(ctx context.Context, tx *sql.Tx, set map[int64]bool) error {
 	ids := make([]int64, 0, len(set))
 	for id := range set {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -293,5 +294,40 @@ func TestTranscriptPathFromSource(t *testing.T) {
 	res, err := db.Search(ctx, cortex.SearchParams{Query: "rawonly1x", Limit: 10})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].TranscriptPath != "/t/a.jsonl" {
 		t.Fatalf("search hit path: %+v %v", res.Hits, err)
+	}
+}
+
+// A reader that read a row before its block was rewritten (here: a purge
+// of another row of the block) reads the row again instead of failing.
+func TestRowRawFollowsARewrittenBlock(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	recs := blockRecords(10, 300)
+	mustImport(t, db, batch("/t/a.jsonl", recs...))
+	id := logID(t, db, "/t/a.jsonl", "u:0004")
+	var stored []byte
+	if err := db.r.QueryRowContext(ctx, `SELECT raw FROM logs WHERE id = ?`, id).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Purge(ctx, PurgeSelector{Match: func(_ string, raw []byte) bool {
+		return bytes.Contains(raw, []byte("rawonly3x"))
+	}}, db.codec.Decode, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.resolveRaw(ctx, db.r, stored); !errors.Is(err, errBlockGone) {
+		t.Fatalf("the old reference resolved (%v): the block was not rewritten", err)
+	}
+	got, err := db.rowRaw(ctx, id, stored)
+	if err != nil || !bytes.Equal(got, recs[4].Raw) {
+		t.Fatalf("rowRaw after the rewrite = %.40q, %v", got, err)
+	}
+	gone := logID(t, db, "/t/a.jsonl", "u:0005")
+	if _, err := db.Purge(ctx, PurgeSelector{Match: func(_ string, raw []byte) bool {
+		return bytes.Contains(raw, []byte("rawonly5x"))
+	}}, db.codec.Decode, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.rowRaw(ctx, gone, stored); err != nil || got != nil {
+		t.Fatalf("a purged row's record = %.40q, %v; want none", got, err)
 	}
 }

@@ -260,7 +260,7 @@ func (db *DB) RawRecords(ctx context.Context, ids []int64) (map[int64]StoredRaw,
 		if err := rows.Scan(&id, &tool, &r.Kind, &r.Raw); err != nil {
 			return nil, queryFailed(err, "raw records")
 		}
-		raw, err := db.resolveRaw(ctx, db.r, r.Raw)
+		raw, err := db.rowRaw(ctx, id, r.Raw)
 		if err != nil {
 			return nil, queryFailed(err, "raw records")
 		}

@@ -167,7 +167,7 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 	}
 	sc.Finish(decodeMeta(meta), maxText)
 	r := sc.R
-	raw, err := db.resolveRaw(ctx, db.r, sc.Raw)
+	raw, err := db.rowRaw(ctx, id, sc.Raw)
 	if err != nil {
 		return r, nil, queryFailed(err, "rows")
 	}
