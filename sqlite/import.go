@@ -255,9 +255,15 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 		}
 		res.Events.Add(c)
 	}
-	// A block holds records of one file only.
+	// A block holds records of one file only; a file written a few
+	// records at a time has its small blocks merged.
 	if err := w.flushBlock(); err != nil {
 		return err
+	}
+	if res.Inserted > 0 {
+		if err := w.compact(sid); err != nil {
+			return err
+		}
 	}
 	if err := w.usage(b); err != nil {
 		return err
@@ -433,7 +439,7 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 			if err != nil {
 				return fmt.Errorf("raw record of line %d: %w", r.Line, err)
 			}
-			ref, err := w.blockRef(base+int64(i), plain)
+			ref, err := w.blockRef(sid, base+int64(i), plain)
 			if err != nil {
 				return err
 			}
@@ -512,7 +518,7 @@ func (w *importTx) finish() error {
 		return err
 	}
 	if len(w.stale) > 0 {
-		if err := w.db.rewriteBlocks(w.ctx, w.tx, w.stale); err != nil {
+		if err := w.db.rewriteBlocks(w.ctx, w.tx, w.stale, &w.blocks.ids); err != nil {
 			return err
 		}
 	}

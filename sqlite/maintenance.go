@@ -103,7 +103,7 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 				}
 			}
 		}
-		return db.rewriteBlocks(ctx, tx, blocks)
+		return db.rewriteBlocks(ctx, tx, blocks, &blockIDs{})
 	})
 	db.blocks.drop(blocks)
 	if err != nil {

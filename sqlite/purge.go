@@ -138,7 +138,7 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 			if _, err = tx.ExecContext(ctx, `DELETE FROM logs WHERE id IN `+in, ids...); err != nil {
 				return err
 			}
-			return db.rewriteBlocks(ctx, tx, blocks)
+			return db.rewriteBlocks(ctx, tx, blocks, &blockIDs{})
 		})
 		db.blocks.drop(blocks)
 		if err != nil {

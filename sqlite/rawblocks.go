@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/cortexhq/cortex/rawcodec"
@@ -154,35 +155,64 @@ func nextBlockID(ctx context.Context, tx *sql.Tx) (int64, error) {
 	return id, nil
 }
 
+// blockIDs allocates block ids within one transaction (ids are taken by
+// the writer, as row ids are, so rows can reference a block before it is
+// written).
+type blockIDs struct{ next int64 }
+
+func (a *blockIDs) take(ctx context.Context, tx *sql.Tx) (int64, error) {
+	if a.next == 0 {
+		n, err := nextBlockID(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		a.next = n
+	}
+	a.next++
+	return a.next - 1, nil
+}
+
+// insertBlock writes a block of recs (of source sid, 0 when unknown)
+// covering rows first to last.
+func (db *DB) insertBlock(ctx context.Context, tx *sql.Tx, id, sid, first, last int64, recs [][]byte) error {
+	size := 0
+	for _, r := range recs {
+		size += len(r)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO raw_blocks(id, source_id, bytes, first_log, last_log, data) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, sql.NullInt64{Int64: sid, Valid: sid != 0}, size, first, last, db.codec.EncodeBlock(nil, recs)); err != nil {
+		return fmt.Errorf("store raw block: %w", err)
+	}
+	return nil
+}
+
 // blockWriter gathers the raw records of one write's new rows into blocks.
 type blockWriter struct {
-	next  int64 // id of the next block (0: not read yet)
-	id    int64 // id of the block being filled
+	ids   blockIDs
+	id    int64 // the block being filled, of source sid
+	sid   int64
 	recs  [][]byte
 	first int64 // row ids the block being filled covers
 	last  int64
 	size  int
 }
 
-// blockRef puts the raw record of new row logID in the current block (starting
-// a new one when it is full) and returns the row's stored raw value.
-func (w *importTx) blockRef(logID int64, raw []byte) ([]byte, error) {
+// blockRef puts the raw record of new row logID (of source sid) in the
+// current block (starting a new one when it is full) and returns the
+// row's stored raw value.
+func (w *importTx) blockRef(sid, logID int64, raw []byte) ([]byte, error) {
 	b := &w.blocks
-	if len(b.recs) > 0 && b.size+len(raw) > rawcodec.MaxBlockBytes {
+	if len(b.recs) > 0 && (b.size+len(raw) > rawcodec.MaxBlockBytes || b.sid != sid) {
 		if err := w.flushBlock(); err != nil {
 			return nil, err
 		}
 	}
 	if len(b.recs) == 0 {
-		if b.next == 0 {
-			n, err := nextBlockID(w.ctx, w.tx)
-			if err != nil {
-				return nil, err
-			}
-			b.next = n
+		id, err := b.ids.take(w.ctx, w.tx)
+		if err != nil {
+			return nil, err
 		}
-		b.id, b.first = b.next, logID
-		b.next++
+		b.id, b.sid, b.first = id, sid, logID
 	}
 	b.recs = append(b.recs, raw)
 	b.size += len(raw)
@@ -196,12 +226,51 @@ func (w *importTx) flushBlock() error {
 	if len(b.recs) == 0 {
 		return nil
 	}
-	data := w.db.codec.EncodeBlock(nil, b.recs)
-	if _, err := w.exec(`INSERT INTO raw_blocks(id, first_log, last_log, data) VALUES (?, ?, ?, ?)`, b.id, b.first, b.last, data); err != nil {
-		return fmt.Errorf("store raw block: %w", err)
+	if err := w.db.insertBlock(w.ctx, w.tx, b.id, b.sid, b.first, b.last, b.recs); err != nil {
+		return err
 	}
 	b.recs, b.size, b.first, b.last = b.recs[:0], 0, 0, 0
 	return nil
+}
+
+// Small blocks: a file that grows a few records at a time (a live
+// session under cortex watch) is written in small blocks, which compress
+// little better than one frame per record. Once a source has
+// compactBlocks blocks under smallBlockBytes, they are merged into one;
+// a record is compressed again a bounded number of times before its
+// block stops being small.
+const (
+	smallBlockBytes = 256 << 10
+	compactBlocks   = 8
+)
+
+// compact merges the small blocks of source sid when there are enough of
+// them.
+func (w *importTx) compact(sid int64) error {
+	// The bound is written out: idx_raw_blocks_small (migration 0029) is
+	// used only for the same constant.
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT id FROM raw_blocks WHERE source_id = ? AND bytes < `+strconv.Itoa(smallBlockBytes)+
+		` ORDER BY id`, sid)
+	if err != nil {
+		return fmt.Errorf("small raw blocks: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("small raw blocks: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("small raw blocks: %w", err)
+	}
+	if len(ids) < compactBlocks {
+		return nil
+	}
+	return w.db.rebuildBlocks(w.ctx, w.tx, ids, sid, &w.blocks.ids)
 }
 
 // blocksOf adds to set the blocks that the rows ids reference.
@@ -231,20 +300,45 @@ func blocksOf(ctx context.Context, tx *sql.Tx, ids []any, set map[int64]bool) er
 	return nil
 }
 
-// rewriteBlocks rewrites the given blocks with only the records rows still
-// reference, after rows were deleted (purge) or left their block (redact,
-// a changed record): the records no row references are gone from the
-// block. A rewritten block gets a new id (see blockCache) and its rows new
-// references; a block no row references is deleted. With secure_delete on
-// (purge, redact) the old blocks' bytes are overwritten. The caller drops
-// set from the block cache once the transaction is over.
-func (db *DB) rewriteBlocks(ctx context.Context, tx *sql.Tx, set map[int64]bool) error {
-	ids := make([]int64, 0, len(set))
+// rewriteBlocks rewrites each of the given blocks with only the records
+// rows still reference, after rows were deleted (purge) or left their
+// block (redact, a changed record): the records no row references are
+// gone from the block. A rewritten block gets a new id (see blockCache)
+// and its rows new references; a block no row references is deleted.
+// With secure_delete on (purge, redact) the old blocks' bytes are
+// overwritten. The caller drops set from the block cache once the
+// transaction is over.
+func (db *DB) rewriteBlocks(ctx context.Context, tx *sql.Tx, set map[int64]bool, ids *blockIDs) error {
+	sorted := make([]int64, 0, len(set))
 	for id := range set {
-		ids = append(ids, id)
+		sorted = append(sorted, id)
 	}
-	slices.Sort(ids)
-	var next int64
+	slices.Sort(sorted)
+	for _, id := range sorted {
+		var sid sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT source_id FROM raw_blocks WHERE id = ?`, id).Scan(&sid)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read raw block %d: %w", id, err)
+		}
+		if err := db.rebuildBlocks(ctx, tx, []int64{id}, sid.Int64, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuildBlocks replaces the blocks ids (of source sid) by new blocks
+// holding, in order, the records rows still reference, up to
+// rawcodec.MaxBlockBytes each, and points those rows at them.
+func (db *DB) rebuildBlocks(ctx context.Context, tx *sql.Tx, ids []int64, sid int64, alloc *blockIDs) error {
+	type live struct {
+		row int64
+		rec []byte
+	}
+	var keep []live
 	for _, id := range ids {
 		var first, last int64
 		var data []byte
@@ -259,11 +353,6 @@ func (db *DB) rewriteBlocks(ctx context.Context, tx *sql.Tx, set map[int64]bool)
 		if err != nil {
 			return fmt.Errorf("raw block %d: %w", id, err)
 		}
-		type live struct {
-			row int64
-			i   int
-		}
-		var keep []live
 		rows, err := tx.QueryContext(ctx, `SELECT id, raw FROM logs WHERE id BETWEEN ? AND ? ORDER BY id`, first, last)
 		if err != nil {
 			return fmt.Errorf("rows of raw block %d: %w", id, err)
@@ -276,7 +365,7 @@ func (db *DB) rewriteBlocks(ctx context.Context, tx *sql.Tx, set map[int64]bool)
 				return fmt.Errorf("rows of raw block %d: %w", id, err)
 			}
 			if b, i, ok := rawcodec.ParseRef(raw); ok && b == id && i < len(recs) {
-				keep = append(keep, live{row, i})
+				keep = append(keep, live{row, recs[i]})
 			}
 		}
 		rows.Close()
@@ -286,28 +375,33 @@ func (db *DB) rewriteBlocks(ctx context.Context, tx *sql.Tx, set map[int64]bool)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM raw_blocks WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("delete raw block %d: %w", id, err)
 		}
-		if len(keep) == 0 {
-			continue
+	}
+	for len(keep) > 0 {
+		n, size := 0, 0
+		for n < len(keep) && (n == 0 || size+len(keep[n].rec) <= rawcodec.MaxBlockBytes) {
+			size += len(keep[n].rec)
+			n++
 		}
-		if next == 0 {
-			if next, err = nextBlockID(ctx, tx); err != nil {
-				return err
+		part := keep[:n]
+		id, err := alloc.take(ctx, tx)
+		if err != nil {
+			return err
+		}
+		recs := make([][]byte, n)
+		first, last := part[0].row, part[0].row
+		for k, l := range part {
+			recs[k] = l.rec
+			first, last = min(first, l.row), max(last, l.row)
+		}
+		if err := db.insertBlock(ctx, tx, id, sid, first, last, recs); err != nil {
+			return err
+		}
+		for k, l := range part {
+			if _, err := tx.ExecContext(ctx, `UPDATE logs SET raw = ? WHERE id = ?`, rawcodec.AppendRef(nil, id, k), l.row); err != nil {
+				return fmt.Errorf("point row %d at raw block %d: %w", l.row, id, err)
 			}
 		}
-		kept := make([][]byte, len(keep))
-		for k, l := range keep {
-			kept[k] = recs[l.i]
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO raw_blocks(id, first_log, last_log, data) VALUES (?, ?, ?, ?)`,
-			next, keep[0].row, keep[len(keep)-1].row, db.codec.EncodeBlock(nil, kept)); err != nil {
-			return fmt.Errorf("rewrite raw block %d: %w", id, err)
-		}
-		for k, l := range keep {
-			if _, err := tx.ExecContext(ctx, `UPDATE logs SET raw = ? WHERE id = ?`, rawcodec.AppendRef(nil, next, k), l.row); err != nil {
-				return fmt.Errorf("rewrite raw block %d: %w", id, err)
-			}
-		}
-		next++
+		keep = keep[n:]
 	}
 	return nil
 }

@@ -234,6 +234,10 @@ func TestRescanRewritesRawBlocks(t *testing.T) {
 	if holds(storedRaws(t, db), "sk-live-LEAKED3") {
 		t.Fatal("the re-redacted secret is still in a block")
 	}
+	// The redacted row is pushed again, not the rows of its rewritten block.
+	if got := ids(t, db, `SELECT row_id FROM push_changes WHERE tbl = 'logs'`); len(got) != 1 || got[0] != id {
+		t.Errorf("rows queued for push: %v, want [%d]", got, id)
+	}
 	readAll(t, db, id, fixed)
 	for _, i := range []int{0, 2, 4, 19} {
 		readAll(t, db, logID(t, db, "/t/a.jsonl", recs[i].Entry.RecordKey), recs[i].Raw)
@@ -329,5 +333,46 @@ func TestRowRawFollowsARewrittenBlock(t *testing.T) {
 	}
 	if got, err := db.rowRaw(ctx, gone, stored); err != nil || got != nil {
 		t.Fatalf("a purged row's record = %.40q, %v; want none", got, err)
+	}
+}
+
+// A file that grows a record at a time (a live session) has its small
+// blocks merged: few blocks, every record read back, smaller than one
+// frame per record.
+func TestSmallBlocksAreMerged(t *testing.T) {
+	db, _ := openTestDB(t)
+	recs := blockRecords(40, 2000)
+	for _, r := range recs {
+		mustImport(t, db, batch("/t/live.jsonl", r))
+	}
+	mustImport(t, db, batch("/t/other.jsonl", blockRecords(1, 100)...))
+	// Rows moved to a merged block hold the same records: nothing to push.
+	if n := count(t, db, `SELECT count(*) FROM push_changes WHERE tbl = 'logs'`); n != 0 {
+		t.Errorf("merging blocks queued %d rows for push", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM raw_blocks WHERE source_id = (SELECT id FROM transcript_sources WHERE path = '/t/live.jsonl')`); n >= compactBlocks {
+		t.Fatalf("%d blocks for 40 single-record writes, want fewer than %d", n, compactBlocks)
+	}
+	if n := count(t, db, `SELECT count(*) FROM raw_blocks`); n < 2 {
+		t.Fatalf("%d blocks: the other file's record was merged into the live file's", n)
+	}
+	for i := range recs {
+		readAll(t, db, logID(t, db, "/t/live.jsonl", recs[i].Entry.RecordKey), recs[i].Raw)
+	}
+	var perRecord int64
+	for _, r := range recs {
+		perRecord += int64(len(db.codec.Encode(nil, r.Raw)))
+	}
+	blocks := count(t, db, `SELECT sum(length(data)) FROM raw_blocks`)
+	if blocks >= perRecord {
+		t.Errorf("blocks take %d bytes, per-record frames %d", blocks, perRecord)
+	}
+	var plan string
+	if err := db.r.QueryRow(`EXPLAIN QUERY PLAN SELECT id FROM raw_blocks WHERE source_id = 1 AND bytes < `+
+		fmt.Sprint(smallBlockBytes)+` ORDER BY id`).Scan(new(int), new(int), new(int), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "idx_raw_blocks_small") {
+		t.Errorf("small blocks are found by %q, not the partial index", plan)
 	}
 }
