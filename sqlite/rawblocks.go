@@ -31,7 +31,8 @@ const blockCacheSize = 8
 
 // blockCache holds recently decoded blocks by id. Block ids are never
 // reused and a block never changes under its id, so entries never go
-// stale.
+// stale; a block rewritten without some records is dropped (drop) so the
+// process does not keep them.
 type blockCache struct {
 	mu   sync.Mutex
 	ids  [blockCacheSize]int64
@@ -92,12 +93,12 @@ func (db *DB) block(ctx context.Context, q rowQuerier, id int64) ([][]byte, erro
 }
 
 // errBlockGone is a block that no longer exists: rewritten (purge,
-// redact, a changed record) after its row was read.
+// redact, a changed record, small blocks merged) after its row was read.
 var errBlockGone = errors.New("the block is gone")
 
 // rowRaw is resolveRaw for row id's stored raw value read through the
 // reader pool: the block is read in another snapshot than the row, so a
-// block rewritten in between (purge, redact, a changed record) is followed
+// block rewritten in between (purge, redact, a changed record, a merge) is followed
 // by reading the row again, once. A row deleted in between has no record
 // (nil).
 func (db *DB) rowRaw(ctx context.Context, id int64, stored []byte) ([]byte, error) {
