@@ -126,3 +126,37 @@ func TestRefs(t *testing.T) {
 		t.Error("Decode returned a block reference as if it were a record")
 	}
 }
+
+// FuzzDecodeBlock: any stored value, and any payload inside a valid zstd
+// frame, decodes to records or to ErrCorruptBlock, never a panic; records
+// that decode encode back to the same records.
+func FuzzDecodeBlock(f *testing.F) {
+	c, err := New()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{2, 1, 1, 'a', 'b'}, false)
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, true)
+	f.Add(c.EncodeBlock(nil, [][]byte{[]byte(`{"a":1}`)}), false)
+	f.Fuzz(func(t *testing.T, b []byte, frame bool) {
+		if frame {
+			b = c.enc.EncodeAll(b, nil)
+		}
+		recs, err := c.DecodeBlock(b)
+		if err != nil {
+			if !errors.Is(err, ErrCorruptBlock) {
+				t.Fatalf("error %v is not ErrCorruptBlock", err)
+			}
+			return
+		}
+		again, err := c.DecodeBlock(c.EncodeBlock(nil, recs))
+		if err != nil || len(again) != len(recs) {
+			t.Fatalf("re-encoded block: %d records, %v; want %d", len(again), err, len(recs))
+		}
+		for i := range recs {
+			if !bytes.Equal(again[i], recs[i]) {
+				t.Fatalf("record %d changed", i)
+			}
+		}
+	})
+}
