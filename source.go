@@ -51,7 +51,9 @@ type Source struct {
 // ImportRecord is one parsed record on its way into the store.
 type ImportRecord struct {
 	Entry Entry
-	// Raw is the redacted original JSON, compressed by the caller.
+	// Raw is the redacted original JSON (as read, or compressed by
+	// rawcodec): the store compresses the records of a batch's new rows
+	// together, in blocks.
 	Raw []byte
 	// ContentHash identifies the record's content; a stored record whose
 	// hash changed is updated in place (last write wins).

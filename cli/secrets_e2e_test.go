@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -304,6 +305,13 @@ func storedText(t *testing.T, path string) string {
 						if d, err := codec.Decode(x); err == nil {
 							x = d
 						}
+					}
+					if table == "raw_blocks" && cols[i] == "data" {
+						recs, err := codec.DecodeBlock(x)
+						if err != nil {
+							t.Fatalf("raw block: %v", err)
+						}
+						x = bytes.Join(recs, []byte("\n"))
 					}
 					sb.Write(x)
 				default:

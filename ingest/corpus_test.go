@@ -211,7 +211,7 @@ func TestIndexRealCorpus(t *testing.T) {
 		if err := rr.Scan(&b); err != nil {
 			t.Fatal(err)
 		}
-		j, err := codec.Decode(b)
+		j, err := storedRecord(raw, codec, b)
 		if err != nil {
 			t.Fatal(err)
 		}

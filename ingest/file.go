@@ -435,7 +435,9 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 		ReadVoices(&events)
 	}
 	sum := sha256.Sum256(raw)
-	enc := fr.r.opts.Codec.Encode(nil, raw)
+	// The store compresses the batch's records together (in blocks): a
+	// copy, as the line buffer is reused.
+	enc := bytes.Clone(raw)
 	fr.raw += len(enc)
 	if e.Timestamp.IsZero() {
 		fr.untimed = append(fr.untimed, len(fr.batch.Records))

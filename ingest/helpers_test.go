@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/sqlite"
 )
 
@@ -146,4 +148,25 @@ func diffSnapshots(t testing.TB, want, got []string) {
 			shown++
 		}
 	}
+}
+
+// storedRecord returns the record of a stored logs.raw value read through
+// conn: a per-record frame, or a reference into a raw block.
+func storedRecord(conn *sql.DB, codec *rawcodec.Codec, stored []byte) ([]byte, error) {
+	id, i, ok := rawcodec.ParseRef(stored)
+	if !ok {
+		return codec.Decode(stored)
+	}
+	var data []byte
+	if err := conn.QueryRow(`SELECT data FROM raw_blocks WHERE id = ?`, id).Scan(&data); err != nil {
+		return nil, fmt.Errorf("raw block %d: %w", id, err)
+	}
+	recs, err := codec.DecodeBlock(data)
+	if err != nil {
+		return nil, err
+	}
+	if i >= len(recs) {
+		return nil, fmt.Errorf("raw block %d has no record %d", id, i)
+	}
+	return recs[i], nil
 }

@@ -262,13 +262,13 @@ func TestARejectedFileFailsAloneAndIsReadAgainLater(t *testing.T) {
 	raw := rawDB(t, path)
 	// Only records before the rejected batch are stored, and the checkpoint
 	// stays before it.
-	if n := count(t, raw, "SELECT count(*) FROM logs WHERE ai_transcript_path = ? AND source_line >= 60", bad); n != 0 {
+	if n := count(t, raw, "SELECT count(*) FROM logs JOIN transcript_sources s ON s.id = logs.source_id WHERE s.path = ? AND source_line >= 60", bad); n != 0 {
 		t.Errorf("%d rows at or after the rejected batch were stored", n)
 	}
 	if n := count(t, raw, "SELECT last_line FROM transcript_sources WHERE path = ?", bad); n >= 60 {
 		t.Errorf("the checkpoint moved past the rejected batch (line %d)", n)
 	}
-	if n := count(t, raw, "SELECT count(*) FROM logs WHERE ai_transcript_path != ?", bad); n == 0 {
+	if n := count(t, raw, "SELECT count(*) FROM logs JOIN transcript_sources s ON s.id = logs.source_id WHERE s.path != ?", bad); n == 0 {
 		t.Error("the other files were not stored")
 	}
 	// The next run stores the file completely.

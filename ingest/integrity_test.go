@@ -156,11 +156,11 @@ func TestMovedFilesAreFollowed(t *testing.T) {
 		t.Errorf("%d sources, want 2", n)
 	}
 	for _, p := range []string{codexNew, claudeNew} {
-		if n := count(t, r, `SELECT count(*) FROM logs WHERE ai_transcript_path = ?`, p); n == 0 {
+		if n := count(t, r, `SELECT count(*) FROM logs JOIN transcript_sources s ON s.id = logs.source_id WHERE s.path = ?`, p); n == 0 {
 			t.Errorf("no rows point at the new path %s", p)
 		}
 	}
-	if n := count(t, r, `SELECT count(*) FROM logs WHERE ai_transcript_path IN (?, ?)`, codexOld, claudeOld); n != 0 {
+	if n := count(t, r, `SELECT count(*) FROM logs JOIN transcript_sources s ON s.id = logs.source_id WHERE s.path IN (?, ?)`, codexOld, claudeOld); n != 0 {
 		t.Errorf("%d rows still point at the old paths", n)
 	}
 	// The moved file goes on growing: the append is ingested, once.

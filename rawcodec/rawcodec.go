@@ -1,7 +1,10 @@
 // Package rawcodec compresses the original JSON of transcript records for
-// storage (logs.raw) and restores it. Records are zstd frames; values that
-// do not shrink are stored as-is, and Decode recognizes both by the zstd
-// magic number (JSON never starts with it).
+// storage (logs.raw) and restores it. A record is stored in one of three
+// forms: a zstd frame of its own; the record as-is (values that do not
+// shrink); or a reference into a block of records compressed together
+// (see EncodeBlock, AppendRef). Decode recognizes the first two by the zstd
+// magic number (JSON never starts with it); a reference is resolved by the
+// store, which holds the blocks.
 package rawcodec
 
 import (
@@ -16,8 +19,9 @@ var magic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // Codec encodes and decodes stored raw records. It is safe for concurrent
 // use.
 type Codec struct {
-	enc *zstd.Encoder
-	dec *zstd.Decoder
+	enc      *zstd.Encoder
+	blockEnc *zstd.Encoder
+	dec      *zstd.Decoder
 }
 
 // New returns a Codec tuned for fast ingest.
@@ -27,11 +31,19 @@ func New() (*Codec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zstd encoder: %w", err)
 	}
+	// Blocks: SpeedFastest over 1 MB blocks stored the raw records of the
+	// 1 GB generated corpus in 49% of their per-record size (SpeedDefault:
+	// 46%, at 1.7× the compression time).
+	blockEnc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(MaxBlockBytes), zstd.WithZeroFrames(true))
+	if err != nil {
+		return nil, fmt.Errorf("zstd block encoder: %w", err)
+	}
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20))
 	if err != nil {
 		return nil, fmt.Errorf("zstd decoder: %w", err)
 	}
-	return &Codec{enc: enc, dec: dec}, nil
+	return &Codec{enc: enc, blockEnc: blockEnc, dec: dec}, nil
 }
 
 // Encode compresses src, appending to dst[:0]. Small or incompressible
@@ -47,8 +59,12 @@ func (c *Codec) Encode(dst, src []byte) []byte {
 	return out
 }
 
-// Decode restores a stored value.
+// Decode restores a stored value: a zstd frame or a value stored as-is.
+// A reference into a block is an error: the store resolves those.
 func (c *Codec) Decode(src []byte) ([]byte, error) {
+	if IsRef(src) {
+		return nil, fmt.Errorf("raw record is stored in a block: resolve it through the store")
+	}
 	if !bytes.HasPrefix(src, magic) {
 		return src, nil
 	}

@@ -60,6 +60,7 @@ type DB struct {
 	searchAttached bool
 	searchMu       sync.Mutex
 	codec          *rawcodec.Codec
+	blocks         blockCache // decoded raw blocks (see rawblocks.go)
 	// onRead, when set (by tests), sees the engine's reads before they
 	// run: the query-plan gates check them.
 	onRead func(query string, args []any)

@@ -865,6 +865,10 @@ func (db *DB) TranscriptRecords(ctx context.Context, afterID int64, since time.T
 			&r.Entry.AgentID, &sidechain, &r.Raw); err != nil {
 			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read stored records: %v", err)
 		}
+		var err error
+		if r.Raw, err = db.rowRaw(ctx, r.ID, r.Raw); err != nil {
+			return nil, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read stored records: %v", err)
+		}
 		r.Entry.Tool, r.Entry.Role = cortex.Tool(tool), cortex.Role(role)
 		r.Entry.Timestamp = parseStoredTime(ts)
 		r.Entry.Sidechain = sidechain == 1

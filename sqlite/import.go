@@ -10,6 +10,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/claim"
+	"github.com/cortexhq/cortex/rawcodec"
 )
 
 // Import writes one ingest batch in one transaction; see ImportBatches.
@@ -30,6 +31,7 @@ func (db *DB) Import(ctx context.Context, b cortex.ImportBatch) (cortex.ImportRe
 // when the search indexer gets to them (see IndexSearch).
 func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error) {
 	var res []cortex.ImportResult
+	var stale map[int64]bool
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		res = make([]cortex.ImportResult, len(bs))
 		w, err := newImportTx(ctx, db, tx, db.now())
@@ -37,6 +39,7 @@ func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cor
 			return err
 		}
 		defer w.close()
+		defer func() { stale = w.stale }()
 		for i := range bs {
 			if err := w.batch(&bs[i], &res[i]); err != nil {
 				return err
@@ -44,6 +47,7 @@ func (db *DB) ImportBatches(ctx context.Context, bs []cortex.ImportBatch) ([]cor
 		}
 		return w.finish()
 	})
+	db.blocks.drop(stale)
 	if err != nil {
 		var ce *cortex.Error
 		if errors.As(err, &ce) {
@@ -100,6 +104,10 @@ type importTx struct {
 	// session summaries: finish attaches summaries to sessions.
 	leaves    map[string]leafRow
 	summaries []pendingSummary
+	// blocks gathers the raw records of the new rows (see rawblocks.go);
+	// stale are blocks holding records that changed rows no longer use.
+	blocks blockWriter
+	stale  map[int64]bool
 }
 
 // Rows per multi-row statement: one statement per row would spend more time
@@ -112,6 +120,11 @@ const (
 const logsColumns = `(id, timestamp, hostname, facility, severity, app_name, message, raw,
 	received_at, source, ai_tool, ai_project, ai_session_id, ai_transcript_path, ai_role, ai_kind, ai_tool_name,
 	ai_agent_id, is_error, source_id, source_line, metadata_json, claim, claim_version)`
+
+// transcriptPathOf is the transcript file of a logs row aliased l: rows
+// stored since migration 0029 name it through source_id only (the path
+// repeated on every row took 3% of the store).
+const transcriptPathOf = `COALESCE(l.ai_transcript_path, (SELECT s.path FROM transcript_sources s WHERE s.id = l.source_id), '')`
 
 func newImportTx(ctx context.Context, db *DB, tx *sql.Tx, now time.Time) (*importTx, error) {
 	// Statements run without the caller's cancellation: the driver would
@@ -243,6 +256,16 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 		}
 		res.Events.Add(c)
 	}
+	// A block holds records of one file only; a file written a few
+	// records at a time has its small blocks merged.
+	if err := w.flushBlock(); err != nil {
+		return err
+	}
+	if res.Inserted > 0 {
+		if err := w.compact(sid); err != nil {
+			return err
+		}
+	}
 	if err := w.usage(b); err != nil {
 		return err
 	}
@@ -294,8 +317,11 @@ func (w *importTx) moveSource(src *cortex.Source) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err // moved by an earlier batch of this read
 	}
+	// Rows stored since migration 0029 name their file through source_id
+	// only; older rows also hold the path.
 	if _, err := w.exec(`UPDATE logs SET ai_transcript_path = ?
-		WHERE id IN (SELECT log_id FROM transcript_import_records WHERE source_id = ?)`, src.Path, src.ID); err != nil {
+		WHERE id IN (SELECT log_id FROM transcript_import_records WHERE source_id = ?) AND ai_transcript_path IS NOT NULL`,
+		src.Path, src.ID); err != nil {
 		return fmt.Errorf("move the rows of %s: %w", src.MovedFrom, err)
 	}
 	if _, err := w.exec(`UPDATE ai_sessions SET transcript_path = ? WHERE transcript_path = ?`, src.Path, src.MovedFrom); err != nil {
@@ -388,7 +414,7 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 		case id == base+int64(i):
 			fresh = append(fresh, i)
 		default:
-			old, err := updateRow(ctx, w.tx, id, r)
+			old, err := w.updateRow(id, r)
 			if err != nil {
 				return err
 			}
@@ -410,10 +436,18 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 		for _, i := range part {
 			r := &recs[i]
 			e := &r.Entry
+			plain, err := w.db.codec.Decode(r.Raw)
+			if err != nil {
+				return fmt.Errorf("raw record of line %d: %w", r.Line, err)
+			}
+			ref, err := w.blockRef(sid, base+int64(i), plain)
+			if err != nil {
+				return err
+			}
 			kinds, version := claimOf(r)
 			args = append(args, base+int64(i), cortex.FormatTime(e.Timestamp), b.Hostname, string(e.Severity),
-				string(e.Tool)+"-transcript", e.Text, r.Raw, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
-				nullStr(e.SessionID), b.Source.Path, string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID),
+				string(e.Tool)+"-transcript", e.Text, ref, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
+				nullStr(e.SessionID), nil, string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID),
 				boolInt(e.IsError), sid, r.Line, nullStr(r.Meta), kinds, version)
 		}
 		if _, err := ins.ExecContext(ctx, args...); err != nil {
@@ -482,6 +516,14 @@ func (w *importTx) account(b *cortex.ImportBatch, e *cortex.Entry, sign int64) {
 // finish queues the replaced rows for the search index (see search.go)
 // and writes the rollups.
 func (w *importTx) finish() error {
+	if err := w.flushBlock(); err != nil {
+		return err
+	}
+	if len(w.stale) > 0 {
+		if err := w.db.rewriteBlocks(w.ctx, w.tx, w.stale, &w.blocks.ids); err != nil {
+			return err
+		}
+	}
 	for _, id := range w.changed {
 		if _, err := w.exec(`INSERT INTO search_changes(log_id) VALUES (?)`, id); err != nil {
 			return fmt.Errorf("queue a changed row for search: %w", err)
@@ -523,26 +565,41 @@ func (w *importTx) finish() error {
 }
 
 // updateRow replaces a stored row whose record changed (last write wins).
-// The caller re-indexes its text.
-func updateRow(ctx context.Context, tx *sql.Tx, id int64, r *cortex.ImportRecord) (cortex.Entry, error) {
+// The new record is stored on its own (a row's block is written with the
+// rows of its write); the caller re-indexes its text.
+func (w *importTx) updateRow(id int64, r *cortex.ImportRecord) (cortex.Entry, error) {
+	ctx, tx := w.ctx, w.tx
 	e := &r.Entry
 	kinds, version := claimOf(r)
+	plain, err := w.db.codec.Decode(r.Raw)
+	if err != nil {
+		return cortex.Entry{}, fmt.Errorf("raw record of line %d: %w", r.Line, err)
+	}
+	raw := w.db.codec.Encode(nil, plain)
 	// The replaced row, to take it out of the rollups.
 	var old cortex.Entry
 	var tool, role, ts string
 	var project, session sql.NullString
 	var isErr, sidechain int
+	var oldRaw []byte
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(ai_tool, ''), COALESCE(ai_role, ''), timestamp, ai_project, ai_session_id,
-		is_error, COALESCE(json_extract(metadata_json, '$.sidechain'), 0) FROM logs WHERE id = ?`, id).Scan(
-		&tool, &role, &ts, &project, &session, &isErr, &sidechain); err != nil {
+		is_error, COALESCE(json_extract(metadata_json, '$.sidechain'), 0), raw FROM logs WHERE id = ?`, id).Scan(
+		&tool, &role, &ts, &project, &session, &isErr, &sidechain, &oldRaw); err != nil {
 		return old, fmt.Errorf("read changed row: %w", err)
+	}
+	if b, _, ok := rawcodec.ParseRef(oldRaw); ok {
+		// The earlier record stays in its block until finish rewrites it.
+		if w.stale == nil {
+			w.stale = map[int64]bool{}
+		}
+		w.stale[b] = true
 	}
 	old = cortex.Entry{Tool: cortex.Tool(tool), Role: cortex.Role(role), Timestamp: parseStoredTime(ts), Project: project.String,
 		SessionID: session.String, IsError: isErr == 1, Sidechain: sidechain == 1}
 	if _, err := tx.ExecContext(ctx, `UPDATE logs SET timestamp = ?, severity = ?, message = ?, raw = ?, ai_project = ?,
 		ai_session_id = ?, ai_role = ?, ai_kind = ?, ai_tool_name = ?, ai_agent_id = ?, is_error = ?, source_line = ?,
 		metadata_json = ?, claim = ?, claim_version = ? WHERE id = ?`,
-		cortex.FormatTime(e.Timestamp), string(e.Severity), e.Text, r.Raw, nullStr(e.Project), nullStr(e.SessionID),
+		cortex.FormatTime(e.Timestamp), string(e.Severity), e.Text, raw, nullStr(e.Project), nullStr(e.SessionID),
 		string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID), boolInt(e.IsError), r.Line, nullStr(r.Meta),
 		kinds, version, id); err != nil {
 		return old, fmt.Errorf("update changed row: %w", err)

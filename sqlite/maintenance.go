@@ -13,7 +13,7 @@ import (
 // RescanRow is a stored row as `cortex redact --rescan` reads it.
 type RescanRow struct {
 	ID         int64
-	Raw        []byte // compressed, as stored
+	Raw        []byte // compressed as stored, or as-is (a record stored in a block)
 	Message    string
 	Role       string
 	Transcript bool // a transcript row (raw is a JSON record)
@@ -45,6 +45,11 @@ func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]Rescan
 		if err := rows.Scan(&r.ID, &r.Raw, &r.Message, &r.Role, &r.Transcript); err != nil {
 			return nil, queryFailed(err, "rows")
 		}
+		raw, err := db.rowRaw(ctx, r.ID, r.Raw)
+		if err != nil {
+			return nil, queryFailed(err, "rows")
+		}
+		r.Raw = raw
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -58,11 +63,24 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 	if len(ups) == 0 {
 		return nil
 	}
+	blocks := map[int64]bool{}
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		if err := secureDelete(ctx, tx, true); err != nil {
 			return err
 		}
 		defer secureDelete(ctx, tx, false)
+		// A re-redacted record leaves its block, which is rewritten
+		// without the record's earlier bytes.
+		var changed []any
+		for _, u := range ups {
+			if u.Raw != nil {
+				changed = append(changed, u.ID)
+			}
+		}
+		clear(blocks)
+		if err := blocksOf(ctx, tx, changed, blocks); err != nil {
+			return err
+		}
 		for _, u := range ups {
 			if u.Raw != nil {
 				if _, err := tx.ExecContext(ctx, `UPDATE logs SET raw = ? WHERE id = ?`, u.Raw, u.ID); err != nil {
@@ -85,8 +103,9 @@ func (db *DB) ApplyRescan(ctx context.Context, ups []RescanUpdate) error {
 				}
 			}
 		}
-		return nil
+		return db.rewriteBlocks(ctx, tx, blocks, &blockIDs{})
 	})
+	db.blocks.drop(blocks)
 	if err != nil {
 		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot write re-redacted rows: %v", err)
 	}

@@ -91,6 +91,7 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 	for len(rows) > 0 {
 		n := min(len(rows), purgeChunk)
 		part := rows[:n]
+		blocks := map[int64]bool{}
 		err := db.write(ctx, func(tx *sql.Tx) error {
 			if err := secureDelete(ctx, tx, true); err != nil {
 				return err
@@ -128,9 +129,18 @@ func (db *DB) Purge(ctx context.Context, sel PurgeSelector, decode func([]byte) 
 					return err
 				}
 			}
-			_, err = tx.ExecContext(ctx, `DELETE FROM logs WHERE id IN `+in, ids...)
-			return err
+			// The blocks that hold the rows' raw records are rewritten
+			// without them.
+			clear(blocks)
+			if err := blocksOf(ctx, tx, ids, blocks); err != nil {
+				return err
+			}
+			if _, err = tx.ExecContext(ctx, `DELETE FROM logs WHERE id IN `+in, ids...); err != nil {
+				return err
+			}
+			return db.rewriteBlocks(ctx, tx, blocks, &blockIDs{})
 		})
+		db.blocks.drop(blocks)
 		if err != nil {
 			return res, cortex.WrapError(cortex.CodeUnavailable, err, "cannot purge rows: %v", err)
 		}
@@ -242,6 +252,12 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 				res.Scanned++
 				if sel.Tool != "" && r.tool != string(sel.Tool) {
 					continue
+				}
+				if r, err := db.rowRaw(ctx, r.id, raw); err == nil {
+					raw = r
+				} else {
+					rs.Close()
+					return nil, 0, queryFailed(err, "rows")
 				}
 				if len(raw) > 0 && decode != nil {
 					if d, err := decode(raw); err == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -47,13 +48,18 @@ func scanAny(rows *sql.Rows, n int) ([][]any, error) {
 	return out, rows.Err()
 }
 
-// exportColumns lists t's columns, NULL for those in skip.
+// exportColumns lists t's columns, NULL for those in skip. A logs row's
+// transcript path comes from its source when the row does not repeat it
+// (see transcriptPathOf): the team store receives it on every row.
 func exportColumns(t store.Table, skip []string) string {
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		cols[i] = c
-		if slices.Contains(skip, c) {
+		switch {
+		case slices.Contains(skip, c):
 			cols[i] = "NULL"
+		case t.Name == "logs" && c == "ai_transcript_path":
+			cols[i] = `COALESCE(ai_transcript_path, (SELECT s.path FROM transcript_sources s WHERE s.id = logs.source_id))`
 		}
 	}
 	return strings.Join(cols, ", ")
@@ -76,7 +82,36 @@ func (db *DB) ExportRows(ctx context.Context, t store.Table, afterID, upTo int64
 	if err != nil {
 		return nil, queryFailed(err, t.Name)
 	}
+	if err := db.exportRaw(ctx, t, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// exportRaw gives the rows of a table with a raw column their records as
+// a per-record value (a zstd frame or the record as-is), in place of a
+// reference into a block: a team store receives records one by one.
+func (db *DB) exportRaw(ctx context.Context, t store.Table, rows [][]any) error {
+	if t.Raw == "" {
+		return nil
+	}
+	col, idCol := t.Index(t.Raw), t.Index("id")
+	for _, r := range rows {
+		b, ok := r[col].([]byte)
+		if !ok || !rawcodec.IsRef(b) {
+			continue
+		}
+		id, _ := r[idCol].(int64)
+		rec, err := db.rowRaw(ctx, id, b)
+		if err != nil {
+			return queryFailed(err, t.Name)
+		}
+		r[col] = nil // purged since the row was read
+		if rec != nil {
+			r[col] = db.codec.Encode(nil, rec)
+		}
+	}
+	return nil
 }
 
 // ExportRowsByID returns the rows of t with the given ids (unknown ids are
@@ -97,6 +132,9 @@ func (db *DB) ExportRowsByID(ctx context.Context, t store.Table, ids []int64, sk
 		rows.Close()
 		if err != nil {
 			return nil, queryFailed(err, t.Name)
+		}
+		if err := db.exportRaw(ctx, t, part); err != nil {
+			return nil, err
 		}
 		out = append(out, part...)
 		ids = ids[n:]

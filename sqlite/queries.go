@@ -65,7 +65,7 @@ func (db *DB) Search(ctx context.Context, p cortex.SearchParams) (cortex.SearchR
 	offset := sqlpart.SearchOffset(p)
 	const cols = `SELECT l.id, l.timestamp, COALESCE(l.ai_tool, ''), COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''),
 		COALESCE(l.ai_role, ''), COALESCE(l.ai_kind, ''), COALESCE(l.ai_tool_name, ''), l.hostname, l.severity, l.is_error,
-		COALESCE(l.ai_transcript_path, ''), COALESCE(l.source_line, 0)`
+		` + transcriptPathOf + `, COALESCE(l.source_line, 0)`
 	var query string
 	var args []any
 	switch {
@@ -165,6 +165,14 @@ func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query strin
 		if err := rows.Scan(&r.id, &r.transcript, &r.raw, &r.message); err != nil {
 			rows.Close()
 			return queryFailed(err, "rows")
+		}
+		if r.transcript {
+			raw, err := db.rowRaw(ctx, r.id, r.raw)
+			if err != nil {
+				rows.Close()
+				return queryFailed(err, "rows")
+			}
+			r.raw = raw
 		}
 		texts[r.id] = string(db.searchText(&r))
 	}

@@ -425,13 +425,18 @@ func (db *DB) searchWork(ctx context.Context, from *searchState) (searchWork, er
 			continue // not indexed yet: it is read as it is now
 		}
 		r.changed = true
+		stored := len(r.raw) + len(r.message)
+		if err := db.resolveSearchRaw(ctx, tx, &r); err != nil {
+			rows.Close()
+			return w, queryFailed(err, "changed rows")
+		}
 		if i, ok := seen[r.id]; ok {
 			w.rows[i] = r // changed twice: what it holds now, once
 			continue
 		}
 		seen[r.id] = len(w.rows)
 		w.rows = append(w.rows, r)
-		w.rawBytes += len(r.raw) + len(r.message)
+		w.rawBytes += stored
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -448,9 +453,12 @@ func (db *DB) searchWork(ctx context.Context, from *searchState) (searchWork, er
 		if err := rows.Scan(&r.id, &r.transcript, &r.raw, &r.message); err != nil {
 			return w, queryFailed(err, "rows to index")
 		}
+		w.rawBytes += len(r.raw) + len(r.message)
+		if err := db.resolveSearchRaw(ctx, tx, &r); err != nil {
+			return w, queryFailed(err, "rows to index")
+		}
 		w.to = r.id
 		w.rows = append(w.rows, r)
-		w.rawBytes += len(r.raw) + len(r.message)
 	}
 	return w, rows.Err()
 }
@@ -477,6 +485,21 @@ func (db *DB) searchTexts(rows []searchRow) {
 		}()
 	}
 	wg.Wait()
+}
+
+// resolveSearchRaw replaces a transcript row's reference into a raw block
+// by its record (read through q, the indexer's snapshot). Rows in id order
+// share blocks: the block cache decodes each once.
+func (db *DB) resolveSearchRaw(ctx context.Context, q rowQuerier, r *searchRow) error {
+	if !r.transcript || r.gone {
+		return nil
+	}
+	raw, err := db.sharedRaw(ctx, q, r.raw)
+	if err != nil {
+		return err
+	}
+	r.raw = raw
+	return nil
 }
 
 // searchText is what the index holds for a row: every string of a

@@ -260,6 +260,11 @@ func (db *DB) RawRecords(ctx context.Context, ids []int64) (map[int64]StoredRaw,
 		if err := rows.Scan(&id, &tool, &r.Kind, &r.Raw); err != nil {
 			return nil, queryFailed(err, "raw records")
 		}
+		raw, err := db.rowRaw(ctx, id, r.Raw)
+		if err != nil {
+			return nil, queryFailed(err, "raw records")
+		}
+		r.Raw = raw
 		r.Tool = cortex.Tool(tool)
 		out[id] = r
 	}

@@ -166,7 +166,16 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 		return sc.R, nil, queryFailed(err, "rows")
 	}
 	sc.Finish(decodeMeta(meta), maxText)
-	r, raw := sc.R, sc.Raw
+	r := sc.R
+	raw, err := db.rowRaw(ctx, id, sc.Raw)
+	if err != nil {
+		return r, nil, queryFailed(err, "rows")
+	}
+	if r.TranscriptPath == "" && r.Facility == "transcript" {
+		if err := db.r.QueryRowContext(ctx, `SELECT `+transcriptPathOf+` FROM logs l WHERE l.id = ?`, id).Scan(&r.TranscriptPath); err != nil {
+			return r, nil, queryFailed(err, "rows")
+		}
+	}
 	if r.Tool == "" || r.SessionID == "" {
 		return r, raw, nil
 	}
