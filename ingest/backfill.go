@@ -314,25 +314,14 @@ type VoiceStore interface {
 // batches of one transaction each, and returns how many it read. It runs
 // under the backfill lock.
 func RefreshVoices(ctx context.Context, db VoiceStore, opts BackfillOptions) (int64, error) {
-	stale := func() (bool, error) {
-		acts, err := db.StaleVoices(ctx, voice.Version, 0, 1)
-		return len(acts) > 0, err
-	}
-	return refresh(ctx, db, opts, stale, func(after int64, limit int) (int, int64, error) {
-		acts, err := db.StaleVoices(ctx, voice.Version, after, limit)
-		if err != nil || len(acts) == 0 {
-			return 0, after, err
-		}
-		readings := make([]sqlite.VoiceReading, len(acts))
-		for i, a := range acts {
-			readings[i] = sqlite.VoiceReading{ID: a.ID, Version: voice.Version}
+	return refreshStale(ctx, db, opts, voice.Version, db.StaleVoices, func(a sqlite.UserAct) int64 { return a.ID },
+		func(a sqlite.UserAct) sqlite.VoiceReading {
+			r := sqlite.VoiceReading{ID: a.ID, Version: voice.Version}
 			if a.Text != "" {
-				readings[i].Voice = voice.Encode(voice.Read(a.Text, nil))
+				r.Voice = voice.Encode(voice.Read(a.Text, nil))
 			}
-			after = a.ID
-		}
-		return len(acts), after, db.SetVoices(ctx, readings)
-	})
+			return r
+		}, db.SetVoices)
 }
 
 // CallFactsStore is a store of tool calls with their stored facts.
@@ -347,22 +336,10 @@ type CallFactsStore interface {
 // (toolcall.Version), in batches of one transaction each, and returns how
 // many it derived. It runs under the backfill lock.
 func RefreshCallFacts(ctx context.Context, db CallFactsStore, opts BackfillOptions) (int64, error) {
-	stale := func() (bool, error) {
-		calls, err := db.StaleCallFacts(ctx, toolcall.Version, 0, 1)
-		return len(calls) > 0, err
-	}
-	return refresh(ctx, db, opts, stale, func(after int64, limit int) (int, int64, error) {
-		calls, err := db.StaleCallFacts(ctx, toolcall.Version, after, limit)
-		if err != nil || len(calls) == 0 {
-			return 0, after, err
-		}
-		facts := make([]sqlite.CallFacts, len(calls))
-		for i, c := range calls {
-			facts[i] = sqlite.CallFacts{ID: c.ID, Facts: toolcall.Read(c.Call), Version: toolcall.Version}
-			after = c.ID
-		}
-		return len(calls), after, db.SetCallFacts(ctx, facts)
-	})
+	return refreshStale(ctx, db, opts, toolcall.Version, db.StaleCallFacts, func(c sqlite.StaleCall) int64 { return c.ID },
+		func(c sqlite.StaleCall) sqlite.CallFacts {
+			return sqlite.CallFacts{ID: c.ID, Facts: toolcall.Read(c.Call), Version: toolcall.Version}
+		}, db.SetCallFacts)
 }
 
 // ClaimStore is a store of assistant rows with their stored claims.
@@ -377,21 +354,33 @@ type ClaimStore interface {
 // in batches of one transaction each, and returns how many it read. It
 // runs under the backfill lock.
 func RefreshClaims(ctx context.Context, db ClaimStore, opts BackfillOptions) (int64, error) {
-	stale := func() (bool, error) {
-		rows, err := db.StaleClaims(ctx, claim.Version, 0, 1)
-		return len(rows) > 0, err
+	return refreshStale(ctx, db, opts, claim.Version, db.StaleClaims, func(r sqlite.StaleClaim) int64 { return r.ID },
+		func(r sqlite.StaleClaim) sqlite.ClaimReading {
+			return sqlite.ClaimReading{ID: r.ID, Kinds: claim.Read(r.Text), Version: claim.Version}
+		}, db.SetClaims)
+}
+
+// refreshStale derives again, with derive, the stored values that stale
+// (a store's listing by rules version, after an id, at most limit) returns
+// as not of this version, stores them with set, and returns how many (see
+// refresh).
+func refreshStale[S, R any](ctx context.Context, db locker, opts BackfillOptions, version int,
+	stale func(ctx context.Context, version int, after int64, limit int) ([]S, error),
+	id func(S) int64, derive func(S) R, set func(ctx context.Context, values []R) error) (int64, error) {
+	someStale := func() (bool, error) {
+		found, err := stale(ctx, version, 0, 1)
+		return len(found) > 0, err
 	}
-	return refresh(ctx, db, opts, stale, func(after int64, limit int) (int, int64, error) {
-		rows, err := db.StaleClaims(ctx, claim.Version, after, limit)
-		if err != nil || len(rows) == 0 {
+	return refresh(ctx, db, opts, someStale, func(after int64, limit int) (int, int64, error) {
+		found, err := stale(ctx, version, after, limit)
+		if err != nil || len(found) == 0 {
 			return 0, after, err
 		}
-		readings := make([]sqlite.ClaimReading, len(rows))
-		for i, r := range rows {
-			readings[i] = sqlite.ClaimReading{ID: r.ID, Kinds: claim.Read(r.Text), Version: claim.Version}
-			after = r.ID
+		values := make([]R, len(found))
+		for i, f := range found {
+			values[i], after = derive(f), id(f)
 		}
-		return len(rows), after, db.SetClaims(ctx, readings)
+		return len(found), after, set(ctx, values)
 	})
 }
 

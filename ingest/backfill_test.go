@@ -13,6 +13,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/toolcall"
 	"github.com/cortexhq/cortex/voice"
 )
@@ -314,25 +315,9 @@ func TestStaleVoicesAreReadAgainOnIndex(t *testing.T) {
 	if len(want) == 0 || said == 0 {
 		t.Fatalf("%d user events, %d with a reading", len(want), said)
 	}
-	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Exec(`UPDATE ai_user_events SET voice = NULL, voice_version = NULL WHERE id % 2 = 0;
-		UPDATE ai_user_events SET voice = '{"categories":["stop"]}', voice_version = 1 WHERE id % 2 = 1`); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	sum := index(t, db, Options{Paths: []string{dir}, Workers: 1})
-	if sum.Backfilled == nil || sum.Backfilled.VoicesRead != int64(len(want)) {
-		t.Fatalf("voices read again: %+v, want %d", sum.Backfilled, len(want))
-	}
-	if got := readings(); !maps.Equal(got, want) {
-		t.Error("readings after the refresh differ from those at ingest")
-	}
-	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
-		t.Errorf("the refresh ran twice: %+v", again.Backfilled)
-	}
+	staleThenIndex(t, db, path, dir, `UPDATE ai_user_events SET voice = NULL, voice_version = NULL WHERE id % 2 = 0;
+		UPDATE ai_user_events SET voice = '{"categories":["stop"]}', voice_version = 1 WHERE id % 2 = 1`, want, readings,
+		func(b *BackfillResult) int64 { return b.VoicesRead })
 }
 
 // Assistant rows stored with claims of other rules (or none: a store
@@ -383,25 +368,9 @@ func TestStaleClaimsAreReadAgainOnIndex(t *testing.T) {
 	if len(want) == 0 || claims == 0 {
 		t.Fatalf("%d assistant rows, %d with claims", len(want), claims)
 	}
-	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Exec(`UPDATE logs SET claim = NULL, claim_version = NULL WHERE ai_role = 'assistant' AND id % 2 = 0;
-		UPDATE logs SET claim = 3, claim_version = 1 WHERE ai_role = 'assistant' AND id % 2 = 1`); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	sum := index(t, db, Options{Paths: []string{dir}, Workers: 1})
-	if sum.Backfilled == nil || sum.Backfilled.ClaimsRead != int64(len(want)) {
-		t.Fatalf("claims read again: %+v, want %d", sum.Backfilled, len(want))
-	}
-	if got := readings(); !maps.Equal(got, want) {
-		t.Error("claims after the refresh differ from those at ingest")
-	}
-	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
-		t.Errorf("the refresh ran twice: %+v", again.Backfilled)
-	}
+	staleThenIndex(t, db, path, dir, `UPDATE logs SET claim = NULL, claim_version = NULL WHERE ai_role = 'assistant' AND id % 2 = 0;
+		UPDATE logs SET claim = 3, claim_version = 1 WHERE ai_role = 'assistant' AND id % 2 = 1`, want, readings,
+		func(b *BackfillResult) int64 { return b.ClaimsRead })
 }
 
 // Tool calls stored with facts of other rules (or none: a store migrated
@@ -451,21 +420,32 @@ func TestStaleCallFactsAreDerivedAgainOnIndex(t *testing.T) {
 	if len(want) == 0 || classes[toolcall.ClassFailed] == 0 || classes[toolcall.ClassOK] == 0 || classes[toolcall.ClassProbe] == 0 {
 		t.Fatalf("%d calls, classes %v", len(want), classes)
 	}
+	staleThenIndex(t, db, path, dir, `UPDATE ai_mcp_events SET class = NULL, why = NULL, op = NULL, loads_skill = NULL, facts_version = NULL
+		WHERE id % 2 = 0; UPDATE ai_mcp_events SET class = 'ok', facts_version = 1 WHERE id % 2 = 1`, want, facts,
+		func(b *BackfillResult) int64 { return b.CallFactsDerived })
+}
+
+// staleThenIndex makes stored derivations stale with corrupt (SQL run on
+// the store at path), indexes dir again and checks that the refresh read
+// every one of want again (count of the backfill result), leaving exactly
+// what ingest stored (read), once: a third index refreshes nothing.
+func staleThenIndex(t *testing.T, db *sqlite.DB, path, dir, corrupt string, want map[int64]string,
+	read func() map[int64]string, count func(*BackfillResult) int64) {
+	t.Helper()
 	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Exec(`UPDATE ai_mcp_events SET class = NULL, why = NULL, op = NULL, loads_skill = NULL, facts_version = NULL
-		WHERE id % 2 = 0; UPDATE ai_mcp_events SET class = 'ok', facts_version = 1 WHERE id % 2 = 1`); err != nil {
+	if _, err := w.Exec(corrupt); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
 	sum := index(t, db, Options{Paths: []string{dir}, Workers: 1})
-	if sum.Backfilled == nil || sum.Backfilled.CallFactsDerived != int64(len(want)) {
-		t.Fatalf("calls classified again: %+v, want %d", sum.Backfilled, len(want))
+	if sum.Backfilled == nil || count(sum.Backfilled) != int64(len(want)) {
+		t.Fatalf("read again: %+v, want %d", sum.Backfilled, len(want))
 	}
-	if got := facts(); !maps.Equal(got, want) {
-		t.Error("facts after the refresh differ from those at ingest")
+	if got := read(); !maps.Equal(got, want) {
+		t.Error("after the refresh the stored derivations differ from those at ingest")
 	}
 	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
 		t.Errorf("the refresh ran twice: %+v", again.Backfilled)
