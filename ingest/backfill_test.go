@@ -303,18 +303,7 @@ func TestStaleVoicesAreReadAgainOnIndex(t *testing.T) {
 		return out
 	}
 	want := readings()
-	said := 0
-	for _, r := range want {
-		if !strings.HasPrefix(r, "@") {
-			said++
-		}
-		if !strings.HasSuffix(r, fmt.Sprintf("@%d", voice.Version)) {
-			t.Fatalf("a reading at ingest is not of this binary's rules: %s", r)
-		}
-	}
-	if len(want) == 0 || said == 0 {
-		t.Fatalf("%d user events, %d with a reading", len(want), said)
-	}
+	storedAtIngest(t, want, "@", voice.Version, "user events")
 	staleThenIndex(t, db, path, dir, `UPDATE ai_user_events SET voice = NULL, voice_version = NULL WHERE id % 2 = 0;
 		UPDATE ai_user_events SET voice = '{"categories":["stop"]}', voice_version = 1 WHERE id % 2 = 1`, want, readings,
 		func(b *BackfillResult) int64 { return b.VoicesRead })
@@ -356,18 +345,7 @@ func TestStaleClaimsAreReadAgainOnIndex(t *testing.T) {
 		return out
 	}
 	want := readings()
-	claims := 0
-	for _, r := range want {
-		if !strings.HasPrefix(r, "0@") {
-			claims++
-		}
-		if !strings.HasSuffix(r, fmt.Sprintf("@%d", claim.Version)) {
-			t.Fatalf("claims read at ingest are not of this binary's rules: %s", r)
-		}
-	}
-	if len(want) == 0 || claims == 0 {
-		t.Fatalf("%d assistant rows, %d with claims", len(want), claims)
-	}
+	storedAtIngest(t, want, "0@", claim.Version, "assistant rows")
 	staleThenIndex(t, db, path, dir, `UPDATE logs SET claim = NULL, claim_version = NULL WHERE ai_role = 'assistant' AND id % 2 = 0;
 		UPDATE logs SET claim = 3, claim_version = 1 WHERE ai_role = 'assistant' AND id % 2 = 1`, want, readings,
 		func(b *BackfillResult) int64 { return b.ClaimsRead })
@@ -423,6 +401,24 @@ func TestStaleCallFactsAreDerivedAgainOnIndex(t *testing.T) {
 	staleThenIndex(t, db, path, dir, `UPDATE ai_mcp_events SET class = NULL, why = NULL, op = NULL, loads_skill = NULL, facts_version = NULL
 		WHERE id % 2 = 0; UPDATE ai_mcp_events SET class = 'ok', facts_version = 1 WHERE id % 2 = 1`, want, facts,
 		func(b *BackfillResult) int64 { return b.CallFactsDerived })
+}
+
+// storedAtIngest checks readings stored at ingest ("value@version"): every
+// one of version, and some saying something (not starting with none).
+func storedAtIngest(t *testing.T, readings map[int64]string, none string, version int, what string) {
+	t.Helper()
+	said := 0
+	for _, r := range readings {
+		if !strings.HasPrefix(r, none) {
+			said++
+		}
+		if !strings.HasSuffix(r, fmt.Sprintf("@%d", version)) {
+			t.Fatalf("a reading at ingest is not of this binary's rules: %s", r)
+		}
+	}
+	if len(readings) == 0 || said == 0 {
+		t.Fatalf("%d %s, %d with a reading", len(readings), what, said)
+	}
 }
 
 // staleThenIndex makes stored derivations stale with corrupt (SQL run on
