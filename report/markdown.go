@@ -87,8 +87,9 @@ func Block(s string, max int) string {
 func max3(n int) int { return max(n, 3) }
 
 // mdSpecial are the characters escaped in prose: those that can start
-// emphasis, links, images, HTML, tables, strikethrough or entities.
-const mdSpecial = "\\`*_[]<>|~!#&"
+// emphasis, links, images, HTML, tables, strikethrough or entities, and
+// the @ of an address GFM would link (mailto).
+const mdSpecial = "\\`*_[]<>|~!#&@"
 
 // Prose renders one line of Cortex's own wording that may embed
 // untrusted values (a hint naming a skill): backquoted stretches become
