@@ -90,6 +90,7 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 		Short: "Index CORPUS into a fresh database and report throughput and memory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			limitMemoryForIngest() // as cortex index does
 			cleanup := func() {}
 			if dbPath == "" {
 				p, c, err := bench.TempDB()

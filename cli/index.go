@@ -58,6 +58,7 @@ their checkpoint, rewritten files are re-read, and no record is ever stored twic
 }
 
 func indexRun(ctx context.Context, f *Factory, opts *IndexOptions) error {
+	limitMemoryForIngest()
 	cfg, err := f.Config()
 	if err != nil {
 		return err

@@ -96,6 +96,7 @@ func watchOptions(f *Factory, paths []string) (watch.Options, error) {
 }
 
 func watchRun(ctx context.Context, f *Factory, opts *WatchOptions) error {
+	limitMemoryForIngest()
 	wopts, err := watchOptions(f, opts.Paths)
 	if err != nil {
 		return err

@@ -16,9 +16,9 @@ import (
 // values (rows read from SQLite) over a small live heap, so with Go's
 // default (GOGC=100) the collector ran ~14 times per incident listing and
 // took a quarter of its CPU. A larger heap goal under a soft memory limit (160 MiB)
-// collects four times less often while the heap stays bounded (ingest,
-// whose live heap is larger, collects as the limit requires). GOGC and
-// GOMEMLIMIT in the environment take precedence.
+// collects four times less often while the heap stays bounded (the
+// commands that ingest lower the limit further: see cli/memlimit.go). GOGC
+// and GOMEMLIMIT in the environment take precedence.
 const (
 	gcPercent   = 400
 	memoryLimit = 160 << 20
