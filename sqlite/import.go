@@ -132,10 +132,11 @@ func newImportTx(ctx context.Context, db *DB, tx *sql.Tx, now time.Time) (*impor
 	// rolls back when ctx ends, and callers check ctx between batches.
 	w := &importTx{db: db, ctx: context.WithoutCancel(ctx), tx: tx, now: cortex.FormatTime(now), stmts: map[string]*sql.Stmt{},
 		sessions: map[sessionKey]*sessionAgg{}, counts: map[[2]string]int64{}, leaves: map[string]leafRow{}}
-	if err := tx.QueryRowContext(w.ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'logs'), 0),
-		COALESCE((SELECT max(id) FROM logs), 0)) + 1`).Scan(&w.next); err != nil {
-		return nil, fmt.Errorf("next row id: %w", err)
+	next, err := nextID(w.ctx, tx, "logs")
+	if err != nil {
+		return nil, err
 	}
+	w.next = next
 	return w, nil
 }
 

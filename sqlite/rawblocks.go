@@ -146,12 +146,15 @@ func (db *DB) sharedRaw(ctx context.Context, q rowQuerier, stored []byte) ([]byt
 	return recs[i], nil
 }
 
-// nextBlockID is the id the next block written in tx gets.
-func nextBlockID(ctx context.Context, tx *sql.Tx) (int64, error) {
+// nextID is the id the next row of an AUTOINCREMENT table (logs,
+// raw_blocks) written in tx gets: past both the largest id ever given and
+// the largest present (the writer takes ids itself, so rows can reference
+// one another before they are written).
+func nextID(ctx context.Context, tx *sql.Tx, table string) (int64, error) {
 	var id int64
-	if err := tx.QueryRowContext(ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'raw_blocks'), 0),
-		COALESCE((SELECT max(id) FROM raw_blocks), 0)) + 1`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("next raw block id: %w", err)
+	if err := tx.QueryRowContext(ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '`+table+`'), 0),
+		COALESCE((SELECT max(id) FROM `+table+`), 0)) + 1`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("next %s id: %w", table, err)
 	}
 	return id, nil
 }
@@ -163,7 +166,7 @@ type blockIDs struct{ next int64 }
 
 func (a *blockIDs) take(ctx context.Context, tx *sql.Tx) (int64, error) {
 	if a.next == 0 {
-		n, err := nextBlockID(ctx, tx)
+		n, err := nextID(ctx, tx, "raw_blocks")
 		if err != nil {
 			return 0, err
 		}
