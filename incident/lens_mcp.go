@@ -385,9 +385,9 @@ func mcpSpan(g *group, window time.Duration) (time.Time, time.Time) {
 
 // The phrase sets of the MCP lens: the correction phrases match what the
 // user typed; the claim phrases (package claim) match assistant prose (a
-// sentence that also names the server or tool). The error classes are the MCP findings'
-// phrases (findings.MCPErrorSignals), matched in the error text of a
-// failed call's result only.
+// sentence that also names the server or tool). The error classes are the
+// MCP findings' phrases (findings.MCPErrorSignals), matched in the error
+// text of a failed call's result only.
 var (
 	// mcpCorrectionPhrases add tool-choice corrections to the skill
 	// lens's correction phrases.
