@@ -175,7 +175,7 @@ func realCorpus(limit int) ([]byte, error) {
 }
 
 // BenchmarkRealCorpus redacts up to 20 MB of real transcripts, as one
-// buffer and line by line.
+// buffer, line by line, and as JSON line by line.
 func BenchmarkRealCorpus(b *testing.B) {
 	data, err := realCorpus(20 << 20)
 	if err != nil || len(data) == 0 {
@@ -183,4 +183,16 @@ func BenchmarkRealCorpus(b *testing.B) {
 	}
 	b.Run("buffer", func(b *testing.B) { benchmarkBytes(b, data) })
 	b.Run("lines", func(b *testing.B) { benchmarkLines(b, data) })
+	b.Run("json-lines", func(b *testing.B) {
+		// The way ingest calls it: JSON on every record.
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		r := New()
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, l := range lines {
+				r.JSON(l)
+			}
+		}
+	})
 }

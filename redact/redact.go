@@ -27,6 +27,7 @@
 package redact
 
 import (
+	"bytes"
 	_ "embed"
 	"slices"
 	"strings"
@@ -45,6 +46,9 @@ type Redactor struct {
 	// anchors, or 0 when no anchor is triggered by it.
 	slot    [1 << 16]uint16
 	anchors [][]anchor
+	// trigger has bit p set when slot[p] != 0: 8 KB, which stays in the
+	// L1 cache during the scan (slot is 128 KB).
+	trigger [1 << 16 / 64]uint64
 }
 
 // A matchFunc is called when an anchor of its rule occurs at src[at:end].
@@ -78,7 +82,7 @@ type span struct{ start, end int }
 func New() *Redactor { return shared() }
 
 var shared = sync.OnceValue(func() *Redactor {
-	gl, err := gitleaksRules()
+	gl, err := gitleaksRules(true)
 	if err != nil {
 		// The rule set is embedded in the binary: this is a build defect.
 		panic("redact: " + err.Error())
@@ -104,6 +108,7 @@ func build(rs []rule) *Redactor {
 					if r.slot[p] == 0 {
 						r.anchors = append(r.anchors, nil)
 						r.slot[p] = uint16(len(r.anchors))
+						r.trigger[p>>6] |= 1 << (p & 63)
 					}
 					k := r.slot[p] - 1
 					r.anchors[k] = append(r.anchors[k], a)
@@ -221,7 +226,15 @@ func unescapeASCII(src []byte) []byte {
 	last := 0
 	for i := 0; i+1 < len(src); i++ {
 		if src[i] != '\\' {
-			continue
+			// Jump to the next backslash (most bytes are not one).
+			k := bytes.IndexByte(src[i+1:], '\\')
+			if k < 0 {
+				break
+			}
+			i += k + 1
+			if i+1 >= len(src) {
+				break
+			}
 		}
 		c, n := byte(0), 0
 		switch {
@@ -436,7 +449,8 @@ func (s *resumeSet) set(rule, end int) {
 // pair, or len(src). This loop is where almost all time is spent.
 func (r *Redactor) next(src []byte, i int) int {
 	for ; i < len(src); i++ {
-		if r.slot[uint16(src[i-1])<<8|uint16(src[i])] != 0 {
+		p := uint16(src[i-1])<<8 | uint16(src[i])
+		if r.trigger[p>>6]&(1<<(p&63)) != 0 {
 			return i
 		}
 	}
