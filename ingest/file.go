@@ -359,6 +359,12 @@ func (fr *fileRun) advance(l transcript.Line) {
 	if fr.prefixOn && len(fr.prefix) < prefixBytes {
 		fr.prefix = append(fr.prefix, raw[:min(len(raw), prefixBytes-len(fr.prefix))]...)
 	}
+	if len(raw) >= anchorBytes {
+		// Only the last anchorBytes count: a long line replaces the tail
+		// (appending it whole grew the buffer to the line's size).
+		fr.tail = append(fr.tail[:0], raw[len(raw)-anchorBytes:]...)
+		return
+	}
 	fr.tail = append(fr.tail, raw...)
 	if len(fr.tail) > 2*anchorBytes {
 		fr.tail = append(fr.tail[:0], fr.tail[len(fr.tail)-anchorBytes:]...)
