@@ -92,3 +92,19 @@ func FuzzMetadataJSON(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkMetadataJSON(b *testing.B) {
+	e := Entry{Model: "claude-opus-4-5", ToolVersion: "2.0.14", Meta: map[string]string{
+		"cwd": "/Users/dev/projects/cortex", "git_branch": "main", "uuid": "0d3a8e6f-290f-4105-a327-a2496e5c1d2e",
+		"parent_uuid": "9c1f2b7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f", "request_id": "req_011CUz2sH5c7", "user_type": "external"}}
+	b.Run("now", func(b *testing.B) {
+		for b.Loop() {
+			e.MetadataJSON()
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		for b.Loop() {
+			metadataJSONReference(&e)
+		}
+	})
+}

@@ -1,9 +1,6 @@
 package phrase
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,28 +54,11 @@ func TestIndexAgreesOnExamples(t *testing.T) {
 // TestIndexAgreesOnRealCorpus compares both on every line of the real
 // transcripts (../shared/corpus/real): prose, code, tool output, JSON.
 func TestIndexAgreesOnRealCorpus(t *testing.T) {
-	root := testcorpus.Real(t)
 	n := 0
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-			return err
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			agreeOn(t, sc.Text())
-			n++
-		}
-		return sc.Err()
+	testcorpus.EachLine(t, testcorpus.Real(t), func(line []byte) {
+		agreeOn(t, string(line))
+		n++
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("%d lines", n)
 }
 
@@ -93,4 +73,29 @@ func FuzzIndexAgrees(f *testing.F) {
 		}
 		agreeOn(t, text)
 	})
+}
+
+// BenchmarkFindNormalized: claim's phrases over every line of the real
+// corpus, one pass through the index against a search per phrase.
+func BenchmarkFindNormalized(b *testing.B) {
+	var norms []string
+	var n int64
+	testcorpus.EachLine(b, testcorpus.Real(b), func(line []byte) {
+		norms = append(norms, Normalize(string(line)))
+		n += int64(len(line))
+	})
+	s := testSets()[0]
+	for _, m := range []struct {
+		name string
+		find func(string) []Match
+	}{{"index", s.FindNormalized}, {"each", s.findEach}} {
+		b.Run(m.name, func(b *testing.B) {
+			b.SetBytes(n)
+			for b.Loop() {
+				for _, norm := range norms {
+					m.find(norm)
+				}
+			}
+		})
+	}
 }

@@ -1,10 +1,7 @@
 package voice
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp/syntax"
 	"slices"
@@ -38,28 +35,12 @@ func realTexts(tb testing.TB) []string {
 			}
 		}
 	}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-			return err
+	testcorpus.EachLine(tb, root, func(line []byte) {
+		var v any
+		if json.Unmarshal(line, &v) == nil {
+			walk(v)
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var v any
-			if json.Unmarshal(sc.Bytes(), &v) == nil {
-				walk(v)
-			}
-		}
-		return sc.Err()
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	if len(out) < 1000 {
 		tb.Fatalf("only %d texts in %s", len(out), root)
 	}
