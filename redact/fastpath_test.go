@@ -8,8 +8,9 @@ import (
 )
 
 // The scanner's fast paths — the backslash jump of unescapeASCII, the
-// trigger bitmap of next, and the required-run test before a gitleaks
-// expression runs — must never change what is redacted. These tests
+// trigger bitmap of next, the triples that pass a trigger pair to its
+// anchors, and the required-run test before a gitleaks expression runs —
+// must never change what is redacted. These tests
 // compare each with the plain path it replaces.
 
 // unescapeReference is unescapeASCII as first written: byte by byte.
@@ -56,14 +57,15 @@ func (r *Redactor) nextReference(src []byte, i int) int {
 	return i
 }
 
-// reference is the Redactor with every gitleaks expression running on
-// every window around its keywords (no required-run test).
+// reference is the Redactor that examines every trigger pair (no
+// triples) and runs every gitleaks expression on every window around its
+// keywords (no required-run test).
 var reference = sync.OnceValue(func() *Redactor {
 	gl, err := gitleaksRules(false)
 	if err != nil {
 		panic(err)
 	}
-	return build(append(rules(), gl...))
+	return buildTriggers(append(rules(), gl...))
 })
 
 // agree checks every fast path against its reference on src.
@@ -76,6 +78,18 @@ func agree(t *testing.T, src []byte) {
 	for i := 1; i <= len(src); i++ {
 		if got, want := r.next(src, i), r.nextReference(src, i); got != want {
 			t.Fatalf("next(%q, %d) = %d, want %d", src, i, got, want)
+		}
+	}
+	// The triples pass every trigger where an anchor is present.
+	for i := 1; i < len(src); i++ {
+		k := r.slot[uint16(src[i-1])<<8|uint16(src[i])]
+		if k == 0 {
+			continue
+		}
+		for _, a := range r.anchors[k-1] {
+			if a.matches(src, i-a.off) && !r.possible(src, i) {
+				t.Fatalf("possible(%q, %d) = false, but anchor %q is there", src, i, a.lit)
+			}
 		}
 	}
 	got, n := r.JSON(src)
