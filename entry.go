@@ -111,13 +111,22 @@ func (e *Entry) MetadataJSON() string {
 	b.Grow(128)
 	b.WriteByte('{')
 	n := 0
-	field := func(k string, raw string) {
+	key := func(k string) {
 		if n > 0 {
 			b.WriteByte(',')
 		}
 		n++
-		b.WriteString(strconv.Quote(k))
+		if plainASCII(k) {
+			b.WriteByte('"')
+			b.WriteString(k)
+			b.WriteByte('"')
+		} else {
+			b.WriteString(strconv.Quote(k))
+		}
 		b.WriteByte(':')
+	}
+	field := func(k string, raw string) {
+		key(k)
 		b.WriteString(raw)
 	}
 	keys := make([]string, 0, len(e.Meta)+2)
@@ -141,7 +150,14 @@ func (e *Entry) MetadataJSON() string {
 				v = e.Model
 			}
 		}
-		field(k, jsonString(v))
+		key(k)
+		if plainASCII(v) {
+			b.WriteByte('"')
+			b.WriteString(v)
+			b.WriteByte('"')
+		} else {
+			b.WriteString(jsonString(v))
+		}
 	}
 	if e.Sidechain {
 		field("sidechain", "true")
@@ -154,6 +170,19 @@ func (e *Entry) MetadataJSON() string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// plainASCII reports whether s is printable ASCII that both
+// strconv.Quote and encoding/json write as is between quotes: no '"',
+// '\\', and none of the '<', '>', '&' that encoding/json escapes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // jsonString quotes s as a JSON string.

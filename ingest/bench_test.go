@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/sqlite"
 )
@@ -38,4 +39,42 @@ func BenchmarkIndexRealCorpus(b *testing.B) {
 		b.StartTimer()
 	}
 	b.SetBytes(bytes)
+}
+
+// discardStore is a store that keeps nothing: it measures the workers
+// (reading, redaction, parsing, events, voices) without SQLite.
+type discardStore struct{}
+
+func (discardStore) Sources(context.Context) (map[string]cortex.Source, error) {
+	return map[string]cortex.Source{}, nil
+}
+
+func (discardStore) CountKeys(context.Context, int64, string) (int64, error) { return 0, nil }
+
+func (discardStore) ImportBatches(_ context.Context, bs []cortex.ImportBatch) ([]cortex.ImportResult, error) {
+	out := make([]cortex.ImportResult, len(bs))
+	for i, b := range bs {
+		out[i] = cortex.ImportResult{SourceID: 1, Inserted: int64(len(b.Records))}
+	}
+	return out, nil
+}
+
+// BenchmarkWorkers reads the real corpus (or $CORTEX_BENCH_CORPUS) into a
+// store that keeps nothing: the CPU the parser workers spend per record.
+func BenchmarkWorkers(b *testing.B) {
+	corpus := realCorpus(b)
+	if p := os.Getenv("CORTEX_BENCH_CORPUS"); p != "" {
+		corpus = p
+	}
+	b.ReportAllocs()
+	var records, bytes int64
+	for b.Loop() {
+		sum, err := Index(context.Background(), discardStore{}, Options{Paths: []string{corpus}, Hostname: "bench", Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		records, bytes = sum.Records, sum.BytesRead
+	}
+	b.SetBytes(bytes)
+	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

@@ -42,6 +42,21 @@ type reader struct {
 	// projects caches Claude project folders resolved against the file
 	// system (folder name → directory, "" when none exists).
 	projects sync.Map
+	// Buffers reused from file to file (a worker reads one at a time):
+	// nothing of a file's run refers to them once it is done.
+	lines        *transcript.LineReader
+	head, prefix []byte
+	tail         []byte
+}
+
+// lineReader returns the worker's line reader, reset to read f.
+func (r *reader) lineReader(f io.Reader, offset, firstLine int64) *transcript.LineReader {
+	if r.lines == nil {
+		r.lines = transcript.NewLineReader(f, offset, firstLine)
+	} else {
+		r.lines.Reset(f, offset, firstLine)
+	}
+	return r.lines
 }
 
 // claudeProject is the directory a Claude project folder was named after,
@@ -91,8 +106,13 @@ type fileRun struct {
 
 // file reads one file and sends its batches to the writer.
 func (r *reader) file(ctx context.Context, j job, out chan<- batchMsg) {
-	fr := &fileRun{r: r, j: j, out: out, occ: map[string]int64{}}
+	fr := &fileRun{r: r, j: j, out: out, occ: map[string]int64{}, tail: r.tail[:0]}
 	fr.stats.skipped = map[string]int64{}
+	defer func() {
+		if cap(fr.tail) <= 4*anchorBytes {
+			r.tail = fr.tail[:0]
+		}
+	}()
 	fr.src = cortex.Source{ID: j.prev.ID, Path: j.c.path}
 	if j.has && j.prev.Path != j.c.path {
 		fr.src.MovedFrom = j.prev.Path
@@ -126,7 +146,10 @@ func (fr *fileRun) run(ctx context.Context) error {
 		fr.batch.Reset = true
 		return nil
 	}
-	head := make([]byte, min(size, prefixBytes))
+	if cap(fr.r.head) < prefixBytes {
+		fr.r.head = make([]byte, prefixBytes)
+	}
+	head := fr.r.head[:min(size, prefixBytes)]
 	if _, err := io.ReadFull(f, head); err != nil {
 		return fmt.Errorf("read: %w", err)
 	}
@@ -267,11 +290,14 @@ func (fr *fileRun) readLines(ctx context.Context, f *os.File, size int64, head [
 	}
 	fr.src.Offset, fr.src.Line = offset, line
 	if offset == 0 {
-		fr.prefix = make([]byte, 0, prefixBytes)
+		if cap(fr.r.prefix) < prefixBytes {
+			fr.r.prefix = make([]byte, 0, prefixBytes)
+		}
+		fr.prefix = fr.r.prefix[:0]
 		fr.prefixOn = true
 		fr.tail = fr.tail[:0]
 	}
-	lr := transcript.NewLineReader(f, offset, line+1)
+	lr := fr.r.lineReader(f, offset, line+1)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -332,6 +358,12 @@ func (fr *fileRun) advance(l transcript.Line) {
 	}
 	if fr.prefixOn && len(fr.prefix) < prefixBytes {
 		fr.prefix = append(fr.prefix, raw[:min(len(raw), prefixBytes-len(fr.prefix))]...)
+	}
+	if len(raw) >= anchorBytes {
+		// Only the last anchorBytes count: a long line replaces the tail
+		// (appending it whole grew the buffer to the line's size).
+		fr.tail = append(fr.tail[:0], raw[len(raw)-anchorBytes:]...)
+		return
 	}
 	fr.tail = append(fr.tail, raw...)
 	if len(fr.tail) > 2*anchorBytes {

@@ -129,15 +129,21 @@ func BenchmarkBytesWithSecrets(b *testing.B) {
 	benchmarkBytes(b, syntheticWithSecrets(1<<20))
 }
 
-// benchmarkLines redacts data line by line, the way an ingester calls Bytes.
+// benchmarkLines redacts data line by line with Bytes.
 func benchmarkLines(b *testing.B, data []byte) {
+	benchmarkEachLine(b, data, (*Redactor).Bytes)
+}
+
+// benchmarkEachLine redacts data line by line with redact (Bytes, or JSON
+// the way ingest calls it on every record).
+func benchmarkEachLine(b *testing.B, data []byte, redact func(*Redactor, []byte) ([]byte, int)) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	r := New()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, l := range lines {
-			r.Bytes(l)
+			redact(r, l)
 		}
 	}
 }
@@ -175,7 +181,7 @@ func realCorpus(limit int) ([]byte, error) {
 }
 
 // BenchmarkRealCorpus redacts up to 20 MB of real transcripts, as one
-// buffer and line by line.
+// buffer, line by line, and as JSON line by line.
 func BenchmarkRealCorpus(b *testing.B) {
 	data, err := realCorpus(20 << 20)
 	if err != nil || len(data) == 0 {
@@ -183,4 +189,5 @@ func BenchmarkRealCorpus(b *testing.B) {
 	}
 	b.Run("buffer", func(b *testing.B) { benchmarkBytes(b, data) })
 	b.Run("lines", func(b *testing.B) { benchmarkLines(b, data) })
+	b.Run("json-lines", func(b *testing.B) { benchmarkEachLine(b, data, (*Redactor).JSON) })
 }

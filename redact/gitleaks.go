@@ -63,11 +63,17 @@ type gitleaksRule struct {
 	anchored *regexp.Regexp
 	// wordStart says the expression starts with \b.
 	wordStart bool
+	// run, when above 0, is the length of a run of bytes in runByte that
+	// every match contains (a token's body, [a-zA-Z0-9]{40}): a window
+	// without one cannot match, and the expression does not run on it.
+	run     int
+	runByte *[256]bool
 }
 
 // gitleaksRules loads gitleaks' default configuration and returns one
-// scanner rule per usable gitleaks rule.
-func gitleaksRules() ([]rule, error) {
+// scanner rule per usable gitleaks rule. Without runFilter, every rule's
+// expression runs on every window (tests compare both).
+func gitleaksRules(runFilter bool) ([]rule, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
@@ -113,6 +119,9 @@ func gitleaksRules() ([]rule, error) {
 		}
 		g := &gitleaksRule{rule: r, global: cfg.Allowlists}
 		g.before, g.after = windows(r.Regex.String(), anchors)
+		if runFilter {
+			g.run, g.runByte = requiredRun(r.Regex.String())
+		}
 		if g.before <= 1 {
 			expr := r.Regex.String()
 			g.anchored = regexp.MustCompile(`^(?:` + expr + `)`)
@@ -319,6 +328,9 @@ func (g *gitleaksRule) region(src []byte, hits []regionHit, spans []span) []span
 				continue
 			}
 			win := src[h.at:min(len(src), h.end+g.after)]
+			if !g.mayMatch(win) {
+				continue
+			}
 			if m := g.anchored.FindSubmatchIndex(win); m != nil {
 				n := len(spans)
 				if spans = g.accept(src, h.at, win, m, spans); len(spans) > n {
@@ -340,10 +352,92 @@ func (g *gitleaksRule) region(src []byte, hits []regionHit, spans []span) []span
 	return spans
 }
 
+// minRun is the shortest required run requiredRun reports: shorter runs
+// are in every window.
+const minRun = 8
+
+// requiredRun returns n > 0 and the bytes of a character class when every
+// match of expr contains a run of at least n bytes from that set, else 0.
+// A class with runes beyond ASCII admits every byte >= 0x80 (their UTF-8
+// bytes, and invalid bytes, which match as U+FFFD), so a run of n
+// characters is always a run of n bytes or more.
+func requiredRun(expr string) (int, *[256]bool) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 0, nil
+	}
+	n, class := runOf(re)
+	if n < minRun {
+		return 0, nil
+	}
+	in := new([256]bool)
+	for i := 0; i+1 < len(class); i += 2 {
+		lo, hi := class[i], class[i+1]
+		for c := lo; c <= hi && c < 0x80; c++ {
+			in[c] = true
+		}
+		if hi >= 0x80 {
+			for c := 0x80; c < 256; c++ {
+				in[c] = true
+			}
+		}
+	}
+	return n, in
+}
+
+// runOf returns the longest run of one character class that every match
+// of re contains (n, and the class's rune ranges), from the expression as
+// parsed (Simplify would spell {40} as 40 copies).
+func runOf(re *syntax.Regexp) (int, []rune) {
+	switch re.Op {
+	case syntax.OpRepeat:
+		if re.Min < 1 {
+			return 0, nil
+		}
+		if sub := re.Sub[0]; sub.Op == syntax.OpCharClass {
+			return re.Min, sub.Rune
+		}
+		return runOf(re.Sub[0])
+	case syntax.OpCapture, syntax.OpPlus:
+		return runOf(re.Sub[0])
+	case syntax.OpConcat:
+		best, class := 0, []rune(nil)
+		for _, sub := range re.Sub {
+			if n, c := runOf(sub); n > best {
+				best, class = n, c
+			}
+		}
+		return best, class
+	}
+	return 0, nil
+}
+
+// mayMatch reports whether win holds the run every match contains (true
+// when the rule has none).
+func (g *gitleaksRule) mayMatch(win []byte) bool {
+	if g.run == 0 {
+		return true
+	}
+	n := 0
+	for _, c := range win {
+		if !g.runByte[c] {
+			n = 0
+			continue
+		}
+		if n++; n >= g.run {
+			return true
+		}
+	}
+	return false
+}
+
 // scan finds the rule's secrets in src[ws:we], the window around some of
 // its keywords.
 func (g *gitleaksRule) scan(src []byte, ws, we int, spans []span) []span {
 	win := src[ws:we]
+	if !g.mayMatch(win) {
+		return spans
+	}
 	// Like gitleaks, which requires a keyword anywhere in the input, a
 	// match need not contain the keyword: near it is enough.
 	for _, m := range g.rule.Regex.FindAllSubmatchIndex(win, -1) {

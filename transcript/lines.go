@@ -51,6 +51,20 @@ func NewLineReader(r io.Reader, start, firstLine int64) *LineReader {
 	return &LineReader{r: bufio.NewReaderSize(r, 256<<10), off: start, no: firstLine - 1, limit: MaxRecordBytes}
 }
 
+// maxKeptLine bounds the line buffer Reset keeps for the next file.
+const maxKeptLine = 1 << 20
+
+// Reset makes lr read from r as NewLineReader(r, start, firstLine) would,
+// reusing its buffers (a worker reads file after file).
+func (lr *LineReader) Reset(r io.Reader, start, firstLine int64) {
+	lr.r.Reset(r)
+	if cap(lr.buf) > maxKeptLine {
+		lr.buf = nil
+	}
+	lr.buf = lr.buf[:0]
+	lr.off, lr.no, lr.limit, lr.err = start, firstLine-1, MaxRecordBytes, nil
+}
+
 // SetLimit changes the maximum line length (for tests).
 func (lr *LineReader) SetLimit(n int) { lr.limit = n }
 

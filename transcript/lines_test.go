@@ -287,3 +287,31 @@ func TestLineReaderReadError(t *testing.T) {
 		t.Errorf("Offset = %d, want 4", lr.Offset())
 	}
 }
+
+// TestLineReaderReset: a reader Reset onto new input (after EOF, mid-file,
+// after an over-long line) returns exactly what a new reader does.
+func TestLineReaderReset(t *testing.T) {
+	inputs := []string{"a\nbb\n", "x\r\nlast", "", "\n\n{}\n", strings.Repeat("y", 300) + "\nz\n"}
+	lr := NewLineReader(bytes.NewReader(nil), 0, 1)
+	for i, in := range inputs {
+		for _, start := range []int64{0, 1000} {
+			want := readAllLines(t, NewLineReader(bytes.NewReader([]byte(in)), start, 7))
+			lr.Reset(bytes.NewReader([]byte(in)), start, 7)
+			got := readAllLines(t, lr)
+			if len(got) != len(want) {
+				t.Fatalf("input %d start %d: %d lines after Reset, want %d", i, start, len(got), len(want))
+			}
+			for k := range want {
+				g, w := got[k], want[k]
+				if string(g.Data) != string(w.Data) || string(g.Raw) != string(w.Raw) || g.No != w.No || g.Start != w.Start ||
+					g.End != w.End || g.Complete != w.Complete || g.TooLong != w.TooLong {
+					t.Errorf("input %d start %d line %d: %+v after Reset, want %+v", i, start, k, g, w)
+				}
+			}
+		}
+		// Stop mid-file, with a short limit, then Reset: nothing carries over.
+		lr.Reset(bytes.NewReader([]byte(in+"more\n")), 0, 1)
+		lr.SetLimit(2)
+		_, _ = lr.Next()
+	}
+}

@@ -23,6 +23,7 @@
 package voice
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -106,14 +107,14 @@ func (r Reading) Friction() bool {
 // normalized text.
 type rule struct {
 	category string
-	re       *regexp.Regexp
+	re       *pattern
 }
 
 // b wraps an alternation in word boundaries that also hold next to
 // apostrophes (RE2's \b treats ' as a boundary, which is what we want:
 // "that's" ends on a word character).
-func b(alts ...string) *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[^\pL\pN_])(` + strings.Join(alts, "|") + `)(?:$|[^\pL\pN_])`)
+func b(alts ...string) *pattern {
+	return compile(`(?:^|[^\pL\pN_])(` + strings.Join(alts, "|") + `)(?:$|[^\pL\pN_])`)
 }
 
 // The vocabulary. Patterns run on each sentence of Normalize output
@@ -200,20 +201,33 @@ var rules = []rule{
 var sentenceEnd = regexp.MustCompile(`(?:[.!?;]+(?:\s+|$)|\.\.+|\n+)`)
 
 // findAll returns the first group of every match of re in the sentences
-// (at most 4 per sentence), trimmed.
-func findAll(re *regexp.Regexp, sentences []string) []string {
+// (at most 4 per sentence), trimmed. With masks (from ruleTexts), it skips
+// the sentences whose mask lacks bit: re cannot match them.
+func findAll(re *pattern, sentences []string, masks []uint32, bit uint32) []string {
 	var out []string
-	for _, s := range sentences {
+	for i, s := range sentences {
+		if masks != nil && masks[i]&bit == 0 {
+			continue
+		}
 		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
 		}
-		for _, m := range re.FindAllStringSubmatch(s, 4) {
+		for _, m := range re.re.FindAllStringSubmatch(s, 4) {
 			out = append(out, m[1])
 		}
 	}
 	return out
 }
+
+// ruleTexts finds which rules can match a sentence (bit i: rules[i]).
+var ruleTexts = func() *textIndex {
+	ps := make([]*pattern, len(rules))
+	for i, r := range rules {
+		ps[i] = r.re
+	}
+	return newTextIndex(ps)
+}()
 
 // acceptance suppresses corrections that are really agreement ("no,
 // that's fine", "no worries").
@@ -260,14 +274,33 @@ func Read(text string, abuse *phrase.Set) Reading {
 
 // ReadNormalized is Read on a Normalize result.
 func ReadNormalized(norm string, abuse *phrase.Set) Reading {
+	return readNormalized(norm, abuse, true)
+}
+
+// readNormalized is ReadNormalized; without prefilter every expression
+// runs on every sentence (the reference the prefilter is tested against).
+func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 	var r Reading
 	if norm == "" {
 		return r
 	}
-	accepted := acceptance.MatchString(norm)
+	var accepted bool
+	if prefilter {
+		accepted = acceptance.MatchString(norm)
+	} else {
+		accepted = acceptance.re.MatchString(norm)
+	}
 	sentences := sentenceEnd.Split(norm, -1)
-	for _, ru := range rules {
-		for _, m := range findAll(ru.re, sentences) {
+	var masks []uint32
+	if prefilter {
+		var buf [32]uint32
+		masks = buf[:0]
+		for _, s := range sentences {
+			masks = append(masks, ruleTexts.scan(s))
+		}
+	}
+	for k, ru := range rules {
+		for _, m := range findAll(ru.re, sentences, masks, uint32(1)<<k) {
 			p := m
 			if accepted && ru.category == Correction && strings.HasPrefix(p, "no") {
 				continue
@@ -381,6 +414,12 @@ func contractions(norm string) string {
 // more likely an unbalanced quote character than a quotation.
 const maxQuoted = 300
 
+var (
+	fence      = []byte("```")
+	openQuote  = []byte("“")
+	closeQuote = []byte("”")
+)
+
 // Unquoted blanks code and quotations in what the user typed — ```fenced
 // blocks```, `inline code` and "double-quoted" spans on one line — so that
 // words the user quotes (an error string to log, a test name) are not
@@ -397,10 +436,12 @@ func Unquoted(s string) string {
 			}
 		}
 	}
+	// (bytes functions on b: converting b[i:] to a string would copy the
+	// rest of the text at every quote.)
 	for i := 0; i < len(b); i++ {
 		switch {
-		case b[i] == '`' && strings.HasPrefix(string(b[i:]), "```"):
-			end := strings.Index(string(b[i+3:]), "```")
+		case b[i] == '`' && bytes.HasPrefix(b[i:], fence):
+			end := bytes.Index(b[i+3:], fence)
 			if end < 0 {
 				blank(i, len(b))
 				return string(b)
@@ -408,19 +449,19 @@ func Unquoted(s string) string {
 			blank(i, i+3+end+3)
 			i += 3 + end + 2
 		case b[i] == '`' || b[i] == '"':
-			end := strings.IndexAny(string(b[i+1:]), string(b[i])+"\n")
+			end := bytes.IndexAny(b[i+1:], string(b[i])+"\n")
 			if end < 0 || end > maxQuoted || b[i+1+end] == '\n' {
 				continue
 			}
 			blank(i, i+1+end+1)
 			i += end + 1
-		case strings.HasPrefix(string(b[i:]), "“"):
-			end := strings.Index(string(b[i:]), "”")
-			if end < 0 || end > maxQuoted || strings.Contains(string(b[i:i+end]), "\n") {
+		case bytes.HasPrefix(b[i:], openQuote):
+			end := bytes.Index(b[i:], closeQuote)
+			if end < 0 || end > maxQuoted || bytes.IndexByte(b[i:i+end], '\n') >= 0 {
 				continue
 			}
-			blank(i, i+end+len("”"))
-			i += end + len("”") - 1
+			blank(i, i+end+len(closeQuote))
+			i += end + len(closeQuote) - 1
 		}
 	}
 	return string(b)

@@ -5,9 +5,11 @@
 package testcorpus
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -40,3 +42,28 @@ func Real(tb testing.TB) string { return locate(tb, "CORTEX_REAL_CORPUS", "real"
 
 // Labelled returns the labelled-sessions corpus folder, or skips the test.
 func Labelled(tb testing.TB) string { return locate(tb, "CORTEX_LABELLED_CORPUS", "labelled") }
+
+// EachLine calls fn with every line of every .jsonl file under root, in
+// walk order (the slice is only valid during the call).
+func EachLine(tb testing.TB, root string, fn func(line []byte)) {
+	tb.Helper()
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			fn(sc.Bytes())
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		tb.Fatalf("read corpus %s: %v", root, err)
+	}
+}
