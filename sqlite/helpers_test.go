@@ -147,18 +147,24 @@ func count(t testing.TB, db *DB, query string, args ...any) int64 {
 // ids runs a query returning one integer column.
 func ids(t testing.TB, db *DB, query string, args ...any) []int64 {
 	t.Helper()
+	return column[int64](t, db, query, args...)
+}
+
+// column runs a query returning one column of values of type T.
+func column[T any](t testing.TB, db *DB, query string, args ...any) []T {
+	t.Helper()
 	rows, err := db.r.Query(query, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	defer rows.Close()
-	out := []int64{}
+	out := []T{}
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, id)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)

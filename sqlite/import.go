@@ -140,7 +140,12 @@ func newImportTx(ctx context.Context, db *DB, tx *sql.Tx, now time.Time) (*impor
 	return w, nil
 }
 
+// close ends the transaction's work: its compressor (the blocks not
+// stored go with a transaction that failed) and its statements.
 func (w *importTx) close() {
+	if w.blocks.comp != nil {
+		w.blocks.comp.stop()
+	}
 	for _, s := range w.stmts {
 		s.Close()
 	}
@@ -514,13 +519,17 @@ func (w *importTx) account(b *cortex.ImportBatch, e *cortex.Entry, sign int64) {
 	}
 }
 
-// finish queues the replaced rows for the search index (see search.go)
-// and writes the rollups.
+// finish queues the replaced rows for the search index (see search.go),
+// writes the rollups and stores the blocks still being compressed.
 func (w *importTx) finish() error {
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
 	if len(w.stale) > 0 {
+		// The blocks to rewrite may be ones of this transaction.
+		if err := w.storeBlocks(true); err != nil {
+			return err
+		}
 		if err := w.db.rewriteBlocks(w.ctx, w.tx, w.stale, &w.blocks.ids); err != nil {
 			return err
 		}
@@ -562,7 +571,9 @@ func (w *importTx) finish() error {
 			return fmt.Errorf("update counts: %w", err)
 		}
 	}
-	return nil
+	// Last, so the rollups above overlap the compression of the last
+	// blocks; they commit with their rows.
+	return w.storeBlocks(true)
 }
 
 // updateRow replaces a stored row whose record changed (last write wins).

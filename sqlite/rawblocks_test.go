@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -374,5 +377,134 @@ func TestSmallBlocksAreMerged(t *testing.T) {
 	}
 	if !strings.Contains(plan, "idx_raw_blocks_small") {
 		t.Errorf("small blocks are found by %q, not the partial index", plan)
+	}
+}
+
+// compressorsRunning counts the goroutines compressing raw blocks.
+func compressorsRunning() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), "sqlite.(*compressor).run(")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// noCompressorLeft fails if a compressor goroutine outlives its
+// transaction (stop waits for it to exit, so there is nothing to wait
+// for).
+func noCompressorLeft(t *testing.T) {
+	t.Helper()
+	if n := compressorsRunning(); n != 0 {
+		t.Fatalf("%d block compressors still running after the transaction", n)
+	}
+}
+
+// Blocks handed to the compressor go with their transaction: a batch that
+// fails after several blocks of the transaction were handed over stores
+// none of them, and leaves no goroutine behind.
+func TestFailedImportStoresNoBlock(t *testing.T) {
+	db, _ := openTestDB(t)
+	ctx := context.Background()
+	if _, err := db.w.ExecContext(ctx, `CREATE TRIGGER fail_import BEFORE INSERT ON transcript_parse_errors
+		BEGIN SELECT RAISE(ABORT, 'injected failure'); END`); err != nil {
+		t.Fatal(err)
+	}
+	recs := blockRecords(600, 4000) // several blocks
+	bad := batch("/t/b.jsonl", blockRecords(3, 100)...)
+	bad.ParseErrors = []cortex.ParseError{{Line: 9, Error: "bad json"}}
+	_, err := db.ImportBatches(ctx, []cortex.ImportBatch{batch("/t/a.jsonl", recs...), bad})
+	if err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("ImportBatches = %v, want the injected failure", err)
+	}
+	noCompressorLeft(t)
+	for _, table := range []string{"logs", "raw_blocks", "transcript_sources"} {
+		if n := count(t, db, `SELECT count(*) FROM `+table); n != 0 {
+			t.Errorf("%d %s rows stored by a failed import", n, table)
+		}
+	}
+	if _, err := db.w.ExecContext(ctx, `DROP TRIGGER fail_import`); err != nil {
+		t.Fatal(err)
+	}
+	mustImport(t, db, batch("/t/a.jsonl", recs...), bad)
+	noCompressorLeft(t)
+	for _, i := range []int{0, 300, 599} {
+		readAll(t, db, logID(t, db, "/t/a.jsonl", recs[i].Entry.RecordKey), recs[i].Raw)
+	}
+}
+
+// An import whose context ends part-way stores all of its rows and
+// blocks or none, and leaves no goroutine behind.
+func TestCanceledImportStoresAllOrNothing(t *testing.T) {
+	db, _ := openTestDB(t)
+	recs := blockRecords(150, 4000)
+	for i, delay := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond, 80 * time.Millisecond, 300 * time.Millisecond} {
+		path := fmt.Sprintf("/t/%d.jsonl", i)
+		var bs []cortex.ImportBatch
+		for k := 0; k < 8; k++ { // 8 files of 600 KB in one transaction
+			bs = append(bs, batch(fmt.Sprintf("%s.%d", path, k), recs...))
+		}
+		before := count(t, db, `SELECT count(*) FROM logs`)
+		blocks := count(t, db, `SELECT count(*) FROM raw_blocks`)
+		ctx, cancel := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			time.Sleep(delay)
+			cancel()
+		}()
+		_, err := db.ImportBatches(ctx, bs)
+		<-stopped
+		noCompressorLeft(t)
+		rows := count(t, db, `SELECT count(*) FROM logs`) - before
+		newBlocks := count(t, db, `SELECT count(*) FROM raw_blocks`) - blocks
+		switch {
+		case err != nil && (rows != 0 || newBlocks != 0):
+			t.Fatalf("canceled after %v (%v): %d rows and %d blocks stored", delay, err, rows, newBlocks)
+		case err == nil && (rows != int64(len(bs)*len(recs)) || newBlocks < int64(len(bs))):
+			t.Fatalf("import after %v: %d rows and %d blocks stored, want %d rows in at least %d blocks",
+				delay, rows, newBlocks, len(bs)*len(recs), len(bs))
+		}
+		t.Logf("canceled after %v: %v", delay, err)
+	}
+	// The store still takes writes.
+	mustImport(t, db, batch("/t/after.jsonl", recs[:3]...))
+	readAll(t, db, logID(t, db, "/t/after.jsonl", recs[2].Entry.RecordKey), recs[2].Raw)
+}
+
+// Small blocks of one source are merged within a transaction as they
+// were when every block was stored at once: some of them are still being
+// compressed when the merge is due.
+func TestSmallBlocksMergedInOneTransaction(t *testing.T) {
+	db, _ := openTestDB(t)
+	recs := blockRecords(40, 2000)
+	var bs []cortex.ImportBatch
+	for _, r := range recs {
+		bs = append(bs, batch("/t/live.jsonl", r))
+	}
+	mustImport(t, db, bs...)
+	noCompressorLeft(t)
+	// Blocks 1-8 (a record each) merge into block 9 at the 8th batch;
+	// blocks 9-16 into 17 at the 15th; and so on: 41 holds 36 records,
+	// 42-45 one each.
+	want := map[int64]int{41: 36, 42: 1, 43: 1, 44: 1, 45: 1}
+	got := map[int64]int{}
+	for _, raw := range column[[]byte](t, db, `SELECT raw FROM logs`) {
+		id, _, ok := rawcodec.ParseRef(raw)
+		if !ok {
+			t.Fatalf("a row's raw %.20q is no block reference", raw)
+		}
+		got[id]++
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("rows by block = %v, want %v", got, want)
+	}
+	if n := count(t, db, `SELECT count(*) FROM raw_blocks`); n != int64(len(want)) {
+		t.Fatalf("%d blocks stored, want %d", n, len(want))
+	}
+	for i := range recs {
+		readAll(t, db, logID(t, db, "/t/live.jsonl", recs[i].Entry.RecordKey), recs[i].Raw)
 	}
 }
