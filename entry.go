@@ -116,13 +116,7 @@ func (e *Entry) MetadataJSON() string {
 			b.WriteByte(',')
 		}
 		n++
-		if plainASCII(k) {
-			b.WriteByte('"')
-			b.WriteString(k)
-			b.WriteByte('"')
-		} else {
-			b.WriteString(strconv.Quote(k))
-		}
+		quoteTo(&b, k, strconv.Quote)
 		b.WriteByte(':')
 	}
 	field := func(k string, raw string) {
@@ -151,13 +145,7 @@ func (e *Entry) MetadataJSON() string {
 			}
 		}
 		key(k)
-		if plainASCII(v) {
-			b.WriteByte('"')
-			b.WriteString(v)
-			b.WriteByte('"')
-		} else {
-			b.WriteString(jsonString(v))
-		}
+		quoteTo(&b, v, jsonString)
 	}
 	if e.Sidechain {
 		field("sidechain", "true")
@@ -170,6 +158,18 @@ func (e *Entry) MetadataJSON() string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// quoteTo writes s quoted: as is between quotes when it is plain ASCII,
+// else as quote writes it.
+func quoteTo(b *strings.Builder, s string, quote func(string) string) {
+	if plainASCII(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
+	b.WriteString(quote(s))
 }
 
 // plainASCII reports whether s is printable ASCII that both

@@ -14,12 +14,9 @@ import (
 // Set is a precompiled list of phrases.
 type Set struct {
 	phrases []string // normalized, longest first (a longer phrase wins a tie)
-	// slot maps the hash of a phrase's first 3 bytes to 1 + the index of
-	// its group (indexes into phrases, in order), so that FindNormalized
-	// reads a text once instead of once per phrase. nil when a phrase is
-	// shorter than 3 bytes: then each phrase is searched for in turn.
-	slot   *[1 << 12]uint16
-	groups [][]int
+	// index finds the phrases in one pass (nil when a phrase is shorter
+	// than 3 bytes: then each phrase is searched for in turn).
+	index *Index
 }
 
 // NewSet compiles phrases. Empty phrases are ignored.
@@ -35,31 +32,8 @@ func NewSet(phrases ...string) *Set {
 		s.phrases = append(s.phrases, n)
 	}
 	sort.SliceStable(s.phrases, func(i, j int) bool { return len(s.phrases[i]) > len(s.phrases[j]) })
-	s.index()
+	s.index = NewIndex(s.phrases)
 	return s
-}
-
-// index builds slot and groups (see Set).
-func (s *Set) index() {
-	for _, p := range s.phrases {
-		if len(p) < 3 {
-			return
-		}
-	}
-	s.slot = new([1 << 12]uint16)
-	for i, p := range s.phrases {
-		h := hash3(p[0], p[1], p[2])
-		if s.slot[h] == 0 {
-			s.groups = append(s.groups, nil)
-			s.slot[h] = uint16(len(s.groups))
-		}
-		g := s.slot[h] - 1
-		s.groups[g] = append(s.groups[g], i)
-	}
-}
-
-func hash3(a, b, c byte) uint16 {
-	return uint16((uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> 20)
 }
 
 // Phrases returns the normalized phrases.
@@ -124,33 +98,21 @@ type Match struct {
 // Normalize result), ordered by position; each phrase once, at its first
 // bounded occurrence.
 func (s *Set) FindNormalized(norm string) []Match {
-	if s.slot == nil {
+	if s.index == nil {
 		return s.findEach(norm)
 	}
-	// One pass: at each position, the phrases starting with its 3 bytes,
-	// in set order. Positions come in order, so each phrase's first
-	// bounded occurrence is the one kept, and the result is ordered by
-	// position, then set order, as findEach's.
+	// One pass: positions come in order, so each phrase's first bounded
+	// occurrence is the one kept, and the result is ordered by position,
+	// then set order, as findEach's.
 	var out []Match
-	for i := 0; i+3 <= len(norm) && len(out) < len(s.phrases); i++ {
-		k := s.slot[hash3(norm[i], norm[i+1], norm[i+2])]
-		if k == 0 {
-			continue
+	found := make([]bool, len(s.phrases))
+	s.index.Scan(norm, func(i, at int) bool {
+		if !found[i] && bounded(norm, s.phrases[i], at) {
+			found[i] = true
+			out = append(out, Match{Phrase: s.phrases[i], Pos: at})
 		}
-	next:
-		for _, pi := range s.groups[k-1] {
-			p := s.phrases[pi]
-			if !strings.HasPrefix(norm[i:], p) || !bounded(norm, p, i) {
-				continue
-			}
-			for _, m := range out {
-				if m.Phrase == p {
-					continue next
-				}
-			}
-			out = append(out, Match{Phrase: p, Pos: i})
-		}
-	}
+		return len(out) < len(s.phrases)
+	})
 	return out
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cortexhq/cortex/phrase"
 )
 
 // pattern is a compiled expression with the literal texts one of which
@@ -211,10 +213,8 @@ func (p *pattern) String() string { return p.re.String() }
 type textIndex struct {
 	always uint32      // patterns without texts
 	short  []textEntry // texts under 3 bytes, looked for whole
-	// slot maps the hash of a text's first 3 bytes to 1 + the index of
-	// its group in groups (0: no text starts so).
-	slot   [1 << 16]uint16
-	groups [][]textEntry
+	long   []textEntry // the others, found through index
+	index  *phrase.Index
 }
 
 // textEntry is one text and the patterns (bits) it makes possible.
@@ -248,22 +248,17 @@ func newTextIndex(ps []*pattern) *textIndex {
 		for _, t := range p.need {
 			if len(t) < 3 {
 				ix.short = add(ix.short, t, bit)
-				continue
+			} else {
+				ix.long = add(ix.long, t, bit)
 			}
-			h := hash3(t[0], t[1], t[2])
-			if ix.slot[h] == 0 {
-				ix.groups = append(ix.groups, nil)
-				ix.slot[h] = uint16(len(ix.groups))
-			}
-			g := ix.slot[h] - 1
-			ix.groups[g] = add(ix.groups[g], t, bit)
 		}
 	}
+	texts := make([]string, len(ix.long))
+	for i, e := range ix.long {
+		texts[i] = e.text
+	}
+	ix.index = phrase.NewIndex(texts)
 	return ix
-}
-
-func hash3(a, b, c byte) uint16 {
-	return uint16((uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> 16)
 }
 
 // scan returns the patterns (bits) that can match s: a pattern whose bit
@@ -275,16 +270,11 @@ func (ix *textIndex) scan(s string) uint32 {
 			m |= e.mask
 		}
 	}
-	for i := 0; i+3 <= len(s); i++ {
-		k := ix.slot[hash3(s[i], s[i+1], s[i+2])]
-		if k == 0 {
-			continue
-		}
-		for _, e := range ix.groups[k-1] {
-			if m&e.mask != e.mask && strings.HasPrefix(s[i:], e.text) {
-				m |= e.mask
-			}
-		}
+	if ix.index != nil {
+		ix.index.Scan(s, func(i, _ int) bool {
+			m |= ix.long[i].mask
+			return true
+		})
 	}
 	return m
 }
