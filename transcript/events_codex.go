@@ -113,7 +113,9 @@ func codexArguments(a *fastjson.Value) (string, bool) {
 	}
 	s := a.GetStringBytes()
 	if fastjson.ValidateBytes(s) == nil {
-		return compactJSON(s, MaxEventArgs)
+		if js, cut, ok := compactJSON(s, MaxEventArgs); ok {
+			return js, cut
+		}
 	}
 	w := jsonWriter{max: MaxEventArgs}
 	w.str(s)
@@ -390,13 +392,18 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// compactJSON removes the insignificant whitespace of valid JSON, stopping
-// once the output passes max bytes (then cut on a UTF-8 boundary).
-func compactJSON(b []byte, max int) (string, bool) {
+// compactJSON removes the insignificant whitespace of JSON that
+// fastjson validated, stopping once the output passes max bytes (then cut
+// on a UTF-8 boundary). ok is false when a string holds a raw control
+// byte, which fastjson's validator lets through after some escapes but
+// JSON forbids: the caller then keeps the text as a JSON string.
+func compactJSON(b []byte, max int) (js string, cut, ok bool) {
 	out := make([]byte, 0, min(len(b), max+1))
 	inString, escaped := false, false
 	for _, c := range b {
 		switch {
+		case inString && c < 0x20:
+			return "", false, false
 		case inString && escaped:
 			escaped = false
 		case inString && c == '\\':
@@ -410,12 +417,12 @@ func compactJSON(b []byte, max int) (string, bool) {
 			inString = true
 		}
 		if len(out) == max {
-			return cortex.CutUTF8(clean(string(out)), max), true
+			return cortex.CutUTF8(clean(string(out)), max), true, true
 		}
 		out = append(out, c)
 	}
 	if s := clean(string(out)); len(s) <= max {
-		return s, false
+		return s, false, true
 	}
-	return cortex.CutUTF8(clean(string(out)), max), true
+	return cortex.CutUTF8(clean(string(out)), max), true, true
 }

@@ -768,6 +768,10 @@ func TestCodexOutputEvents(t *testing.T) {
 		{"not json \u0007", `"not json \u0007"`},
 		{`{"a": [1, 2]}`, `{"a":[1,2]}`},
 		{`"quoted"`, `"quoted"`},
+		// fastjson's validator accepts this (a raw control byte in a
+		// string after an escaped backslash; found by FuzzCodexParse in
+		// CI): it is not JSON, so it stays a JSON string.
+		{"[\"\\\\\x15\\\\-\"]", `"[\"\\\\\u0015\\\\-\"]"`},
 	} {
 		rec := map[string]any{"type": "response_item", "payload": map[string]any{"type": "function_call", "name": "x", "arguments": tc.args, "call_id": "c"}}
 		if x := onlyTool(t, codexEv(t, encode(t, rec))[0]); x.ArgumentsJSON != tc.want {
