@@ -59,8 +59,12 @@ type DB struct {
 	ir             *sql.DB // the indexer's readers
 	searchAttached bool
 	searchMu       sync.Mutex
-	codec          *rawcodec.Codec
-	blocks         blockCache // decoded raw blocks (see rawblocks.go)
+	// noSearchMerge (tests) makes catch-ups leave their segments
+	// unmerged; mergePages (tests), when set, replaces searchMergePages.
+	noSearchMerge bool
+	mergePages    int
+	codec         *rawcodec.Codec
+	blocks        blockCache // decoded raw blocks (see rawblocks.go)
 	// onRead, when set (by tests), sees the engine's reads before they
 	// run: the query-plan gates check them.
 	onRead func(query string, args []any)
