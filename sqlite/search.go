@@ -294,7 +294,7 @@ func (db *DB) IndexSearch(ctx context.Context, progress func(SearchProgress)) (S
 			if db.noSearchMerge {
 				return p, nil
 			}
-			m, err := db.mergeSearch(ctx)
+			m, err := db.mergeSearch(ctx, searchMergeBudget(p.Batches))
 			p.MergeSteps, p.Segments = m.Steps, m.Segments
 			return p, err
 		}
@@ -724,6 +724,15 @@ const (
 	searchMergePages = 512
 )
 
+// searchMergeBudget bounds the merge steps after a catch-up of batches
+// indexing transactions: a few more than its own segments need on
+// average (one to three steps per six transactions were measured), so
+// that merging keeps pace, while a rare cascade (a level of large
+// segments reaching searchMergeWidth) is spread over several catch-ups
+// instead of delaying one: a `watch` append's catch-up (one transaction)
+// merges for at most 4 steps, tens of milliseconds each on a 5M-row store.
+func searchMergeBudget(batches int) int { return 2 + 2*batches }
+
 // searchSegments describes the search index's segments, read from FTS5's
 // structure record (see fts5_index.c: a 4-byte cookie, a V2 marker, then
 // varints: levels, segments, write counter; per level the segments in an
@@ -860,11 +869,12 @@ type SearchMerge struct {
 
 // mergeSearch merges the search index's segments after a catch-up (see
 // searchMergeWidth), one bounded step per transaction, until no level
-// needs a merge. It stops early, leaving the unfinished merge to the next
-// catch-up (FTS5 records it in the index), when ctx ends or when new rows
-// or changes wait to be indexed: making them searchable comes first (a
-// step holds the search writer for tens of milliseconds).
-func (db *DB) mergeSearch(ctx context.Context) (SearchMerge, error) {
+// needs a merge or maxSteps steps ran. It stops early, leaving the
+// unfinished merge to the next catch-up (FTS5 records it in the index),
+// when ctx ends or when new rows or changes wait to be indexed: making
+// them searchable comes first (a step holds the search writer for tens of
+// milliseconds).
+func (db *DB) mergeSearch(ctx context.Context, maxSteps int) (SearchMerge, error) {
 	var m SearchMerge
 	pages := searchMergePages
 	if db.mergePages > 0 {
@@ -879,7 +889,7 @@ func (db *DB) mergeSearch(ctx context.Context) (SearchMerge, error) {
 			return m, err
 		}
 		m.Segments = s.Segments
-		if !s.mergeable() {
+		if !s.mergeable() || m.Steps >= maxSteps {
 			return m, nil
 		}
 		if m.Steps > 0 {

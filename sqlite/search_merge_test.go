@@ -153,7 +153,7 @@ func TestSearchMergeYieldsAndResumes(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if m, err := db.mergeSearch(ctx); err != nil || m.Steps != 0 {
+	if m, err := db.mergeSearch(ctx, 100); err != nil || m.Steps != 0 {
 		t.Fatalf("cancelled merge: %d steps, %v", m.Steps, err)
 	}
 	// New rows wait: one step, then the merge stops.
@@ -162,7 +162,7 @@ func TestSearchMergeYieldsAndResumes(t *testing.T) {
 		rec("late", "", cortex.RoleUser, "kestrel arrives late", testNow))}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := db.mergeSearch(context.Background())
+	m, err := db.mergeSearch(context.Background(), 100)
 	if err != nil || m.Steps != 1 {
 		t.Fatalf("merge with rows waiting: %d steps, %v; want 1", m.Steps, err)
 	}
@@ -172,10 +172,20 @@ func TestSearchMergeYieldsAndResumes(t *testing.T) {
 	if got := searchAnswers(t, db); !reflect.DeepEqual(got, want) {
 		t.Errorf("answers changed by a partial merge")
 	}
+	// A catch-up merges within its budget (one transaction: 4 steps of one
+	// page here); the next ones go on where it stopped.
 	db.noSearchMerge = false
 	p, err := db.IndexSearch(context.Background(), nil)
-	if err != nil || p.Indexed != 1 || p.MergeSteps == 0 || segmentsOf(t, db).mergeable() {
-		t.Fatalf("catch-up after: indexed %d, %d merge steps, %v", p.Indexed, p.MergeSteps, err)
+	if err != nil || p.Indexed != 1 || p.MergeSteps != searchMergeBudget(1) || !segmentsOf(t, db).mergeable() {
+		t.Fatalf("catch-up after: indexed %d, %d merge steps (budget %d), %v", p.Indexed, p.MergeSteps, searchMergeBudget(1), err)
+	}
+	for i := 0; segmentsOf(t, db).mergeable(); i++ {
+		if i == 1000 {
+			t.Fatal("the merge never finishes")
+		}
+		if p, err = db.IndexSearch(context.Background(), nil); err != nil || p.MergeSteps == 0 || p.MergeSteps > searchMergeBudget(0) {
+			t.Fatalf("catch-up %d with nothing new: %d merge steps, %v", i, p.MergeSteps, err)
+		}
 	}
 	if got := ftsMatch(t, db, "late"); len(got) != 1 {
 		t.Errorf("the late row: %v", got)
