@@ -481,6 +481,8 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 	if e.Role == cortex.RoleAssistant {
 		rec.Claims, rec.ClaimsRead = claim.Read(e.Text), true
 	}
+	// The store may leave a long text out and read it from the record.
+	rec.TextFromRecord = !fr.r.opts.keepTexts && transcript.TextFromRecord(e.Tool, raw, &rec.Entry)
 	fr.batch.Records = append(fr.batch.Records, rec)
 	return nil
 }

@@ -234,16 +234,16 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 	case sel.Match != nil:
 		var after int64
 		for {
-			rs, err := db.r.QueryContext(ctx, `SELECT `+cols+`, l.message, l.raw FROM logs l WHERE l.id > ? ORDER BY l.id LIMIT 2000`, after)
+			rs, err := db.r.QueryContext(ctx, `SELECT `+cols+`, `+textCols("l.")+`, l.raw FROM logs l WHERE l.id > ? ORDER BY l.id LIMIT 2000`, after)
 			if err != nil {
 				return nil, 0, queryFailed(err, "rows")
 			}
 			n := 0
 			for rs.Next() {
 				var r purgeRow
-				var msg string
+				var t textScan
 				var raw []byte
-				if err := rs.Scan(&r.id, &r.tool, &r.role, &r.sess, &r.host, &msg, &raw); err != nil {
+				if err := rs.Scan(append(append([]any{&r.id, &r.tool, &r.role, &r.sess, &r.host}, t.dest()...), &raw)...); err != nil {
 					rs.Close()
 					return nil, 0, queryFailed(err, "rows")
 				}
@@ -262,6 +262,13 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 				if len(raw) > 0 && decode != nil {
 					if d, err := decode(raw); err == nil {
 						raw = d
+					}
+				}
+				msg := t.msg
+				if t.fromRecord() && raw != nil {
+					if msg, err = db.textFromRecord(r.id, t.tool.String, t.name.String, raw); err != nil {
+						rs.Close()
+						return nil, 0, queryFailed(err, "rows")
 					}
 				}
 				if sel.Match(msg, raw) {
@@ -303,7 +310,8 @@ func recountSession(ctx context.Context, tx *sql.Tx, s [3]string) (removed bool,
 		return true, nil
 	}
 	// The first prompt and the title may have been purged: take them again
-	// from what is left.
+	// from what is left (what the user typed keeps its message: see
+	// transcript.TextFromRecord).
 	var prompt, promptAt, title sql.NullString
 	err = tx.QueryRowContext(ctx, `SELECT message, timestamp FROM logs WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
 		AND ai_role = 'user' AND json_extract(metadata_json, '$.sidechain') IS NULL AND trim(message) <> ''
