@@ -3,11 +3,16 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/claim"
+	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/redact"
 	"github.com/cortexhq/cortex/sqlite"
 )
 
@@ -129,5 +134,37 @@ func TestTextsFromRecordsReadAsStored(t *testing.T) {
 	}
 	if n, _ := a.TextReads(); n < fromA {
 		t.Fatalf("%d texts read from records, %d rows have one", n, fromA)
+	}
+}
+
+// A row whose text is read from its record keeps that text when `redact
+// --rescan` changes the record (the text itself held no secret): it is
+// stored as the row's message from then on.
+func TestRescanKeepsATextReadFromItsRecord(t *testing.T) {
+	ctx := context.Background()
+	secret := testcorpus.Secrets(t)[0]
+	text := strings.TrimSpace(strings.Repeat("The build passed after the fix to the parser. ", 8))
+	b, _ := json.Marshal(map[string]any{"type": "assistant", "uuid": "00000000-0000-4000-8000-000000000001",
+		"timestamp": "2026-11-01T10:00:01.000Z", "sessionId": "sess-r", "cwd": secret.Text,
+		"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}}})
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.jsonl"), append(b, '\n'))
+	db, path := openDB(t)
+	index(t, db, Options{Paths: []string{dir}, Redactor: redact.None()})
+	r := rawDB(t, path)
+	if n := count(t, r, `SELECT count(*) FROM logs WHERE message = x''`); n != 1 {
+		t.Fatalf("%d rows read their text from their record, want 1", n)
+	}
+	res, err := Rescan(ctx, db, RescanOptions{Hostname: "h"})
+	if err != nil || res.RawRecords != 1 || res.Messages != 0 {
+		t.Fatalf("rescan: %+v %v", res, err)
+	}
+	var msg string
+	if err := r.QueryRow(`SELECT message FROM logs WHERE message <> x''`).Scan(&msg); err != nil || msg != text {
+		t.Fatalf("stored message %q (%v), want the text", msg, err)
+	}
+	rows, err := db.RowsByID(ctx, []int64{1})
+	if err != nil || len(rows) != 1 || rows[0].Message != text {
+		t.Fatalf("row after the rescan: %+v %v", rows, err)
 	}
 }
