@@ -28,20 +28,23 @@ func TestTextsFromRecordsReadAsStored(t *testing.T) {
 	b, pathB := openDB(t)
 	index(t, b, Options{Paths: []string{dir}, Workers: 1, keepTexts: true})
 
-	count := func(path string) (fromRecord, rows, bytes int64) {
+	sizes := func(path string) (fromRecord, rows, bytes int64) {
 		if err := rawDB(t, path).QueryRow(`SELECT count(*) FILTER (WHERE message = x''), count(*), sum(length(CAST(message AS BLOB)))
 			FROM logs`).Scan(&fromRecord, &rows, &bytes); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	fromA, rowsA, bytesA := count(pathA)
-	fromB, rowsB, bytesB := count(pathB)
+	fromA, rowsA, bytesA := sizes(pathA)
+	fromB, rowsB, bytesB := sizes(pathB)
 	if fromA == 0 || fromB != 0 || rowsA != rowsB || bytesA >= bytesB/2 {
 		t.Fatalf("texts read from records: %d of %d rows (%d message bytes); kept: %d of %d rows (%d bytes)",
 			fromA, rowsA, bytesA, fromB, rowsB, bytesB)
 	}
 	t.Logf("%d of %d rows read their text from their record; messages %d bytes, kept %d", fromA, rowsA, bytesA, bytesB)
+	if n := count(t, rawDB(t, pathA), `SELECT count(*) FROM logs WHERE message = x'' AND (claim > 0 OR ai_role = 'user')`); n != 0 {
+		t.Fatalf("%d rows the lenses read in bulk (typed text, claims) read their text from their record", n)
+	}
 
 	var ids []int64
 	rows, err := rawDB(t, pathA).Query(`SELECT id FROM logs ORDER BY id`)
