@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/transcript"
 )
 
 // RescanRow is a stored row as `cortex redact --rescan` reads it.
@@ -43,6 +44,7 @@ func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]Rescan
 	}
 	defer rows.Close()
 	var out []RescanRow
+	var texts transcript.TextReader
 	for rows.Next() {
 		var r RescanRow
 		var t textScan
@@ -55,7 +57,7 @@ func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]Rescan
 		}
 		r.Raw, r.Message = raw, t.msg
 		if t.fromRecord() && raw != nil {
-			if r.Message, err = db.textFromRecord(r.ID, t.tool.String, t.name.String, raw); err != nil {
+			if r.Message, err = db.readText(&texts, r.ID, t.tool.String, t.name.String, raw); err != nil {
 				return nil, queryFailed(err, "rows")
 			}
 			r.FromRecord = true

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/transcript"
 )
 
 // PurgeSelector says which rows to purge: those of a session, of a
@@ -233,6 +234,7 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 		return out, sid, err
 	case sel.Match != nil:
 		var after int64
+		var texts transcript.TextReader
 		for {
 			rs, err := db.r.QueryContext(ctx, `SELECT `+cols+`, `+textCols("l.")+`, l.raw FROM logs l WHERE l.id > ? ORDER BY l.id LIMIT 2000`, after)
 			if err != nil {
@@ -266,7 +268,7 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 				}
 				msg := t.msg
 				if t.fromRecord() && raw != nil {
-					if msg, err = db.textFromRecord(r.id, t.tool.String, t.name.String, raw); err != nil {
+					if msg, err = db.readText(&texts, r.id, t.tool.String, t.name.String, raw); err != nil {
 						rs.Close()
 						return nil, 0, queryFailed(err, "rows")
 					}

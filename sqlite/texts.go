@@ -58,11 +58,17 @@ func (s *textScan) fromRecord() bool { return s.tool.Valid }
 // textFromRecord returns the text of a row of agent tool, named toolName,
 // whose record is raw (as stored: a per-record frame or the record).
 func (db *DB) textFromRecord(id int64, tool, toolName string, raw []byte) (string, error) {
+	var t transcript.TextReader
+	return db.readText(&t, id, tool, toolName, raw)
+}
+
+// readText is textFromRecord through t.
+func (db *DB) readText(t *transcript.TextReader, id int64, tool, toolName string, raw []byte) (string, error) {
 	rec, err := db.codec.Decode(raw)
 	if err != nil {
 		return "", fmt.Errorf("row %d: its record: %w", id, err)
 	}
-	text, ok := transcript.StoredText(cortex.Tool(tool), rec, toolName)
+	text, ok := t.Text(cortex.Tool(tool), rec, toolName)
 	if !ok {
 		return "", fmt.Errorf("row %d: its record does not give its text back", id)
 	}
@@ -105,6 +111,7 @@ func (t *textReader) add(i int, id int64, s *textScan) string {
 // redact, a merge) is followed by reading those rows again.
 func (db *DB) readTexts(ctx context.Context, t *textReader, set func(i int, text string)) error {
 	p := t.pending
+	var tr transcript.TextReader
 	slices.SortFunc(p, func(a, b pendingText) int {
 		if a.block != b.block {
 			return int(min(max(a.block-b.block, -1), 1))
@@ -145,7 +152,7 @@ func (db *DB) readTexts(ctx context.Context, t *textReader, set func(i int, text
 				}
 				raw = recs[r.rec]
 			}
-			text, err := db.textFromRecord(r.id, r.tool, r.name, raw)
+			text, err := db.readText(&tr, r.id, r.tool, r.name, raw)
 			if err != nil {
 				return err
 			}

@@ -22,15 +22,35 @@ const MinStoredText = 256
 // false when the record yields no row on its own, or the agent's records
 // are not parsed one by one (Gemini).
 func StoredText(tool cortex.Tool, raw []byte, toolName string) (text string, ok bool) {
+	var t TextReader
+	return t.Text(tool, raw, toolName)
+}
+
+// TextReader is StoredText with its parsers (and their buffers) reused
+// from call to call; one per goroutine.
+type TextReader struct {
+	claude *ClaudeParser
+	codex  *CodexParser
+}
+
+// Text is StoredText.
+func (t *TextReader) Text(tool cortex.Tool, raw []byte, toolName string) (text string, ok bool) {
 	var res Result
 	switch tool {
 	case cortex.ToolClaude:
-		c := NewClaudeParser(FileContext{})
-		c.stored, c.toolName = true, toolName
+		if t.claude == nil {
+			t.claude = NewClaudeParser(FileContext{})
+		}
+		c := t.claude
+		// A fresh parser's state, its JSON parser's buffers kept.
+		*c = ClaudeParser{p: c.p, tools: c.tools.reset(), stored: true, toolName: toolName}
 		res = c.Parse(raw, 0)
 	case cortex.ToolCodex:
-		c := NewCodexParser(FileContext{}, CodexState{})
-		c.stored, c.toolName = true, toolName
+		if t.codex == nil {
+			t.codex = NewCodexParser(FileContext{}, CodexState{})
+		}
+		c := t.codex
+		*c = CodexParser{p: c.p, argsP: c.argsP, calls: c.calls.reset(), stored: true, toolName: toolName}
 		res = c.Parse(raw, 0)
 	default:
 		return "", false
@@ -47,9 +67,15 @@ func StoredText(tool cortex.Tool, raw []byte, toolName string) (text string, ok 
 // gives back byte for byte. What the user typed always stays (the
 // friction lens reads it, and it is small).
 func TextFromRecord(tool cortex.Tool, raw []byte, e *cortex.Entry) bool {
+	var t TextReader
+	return t.FromRecord(tool, raw, e)
+}
+
+// FromRecord is TextFromRecord.
+func (t *TextReader) FromRecord(tool cortex.Tool, raw []byte, e *cortex.Entry) bool {
 	if len(e.Text) < MinStoredText || e.Role == cortex.RoleUser {
 		return false
 	}
-	text, ok := StoredText(tool, raw, e.ToolName)
+	text, ok := t.Text(tool, raw, e.ToolName)
 	return ok && text == e.Text
 }
