@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -113,10 +114,7 @@ func (db *DB) readTexts(ctx context.Context, t *textReader, set func(i int, text
 	p := t.pending
 	var tr transcript.TextReader
 	slices.SortFunc(p, func(a, b pendingText) int {
-		if a.block != b.block {
-			return int(min(max(a.block-b.block, -1), 1))
-		}
-		return a.rec - b.rec
+		return cmp.Or(cmp.Compare(a.block, b.block), cmp.Compare(a.rec, b.rec))
 	})
 	for len(p) > 0 {
 		n := 1
