@@ -69,6 +69,10 @@ type ImportRecord struct {
 	// reads it itself otherwise.
 	Claims     claim.Kinds
 	ClaimsRead bool
+	// TextFromRecord is set (by the caller, off the writer) when the
+	// entry's text is what reading Raw again gives (see
+	// transcript.TextFromRecord): a store may leave it out.
+	TextFromRecord bool
 }
 
 // ParseError is a record Cortex could not use.

@@ -47,6 +47,7 @@ type reader struct {
 	lines        *transcript.LineReader
 	head, prefix []byte
 	tail         []byte
+	texts        transcript.TextReader
 }
 
 // lineReader returns the worker's line reader, reset to read f.
@@ -481,6 +482,10 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 	if e.Role == cortex.RoleAssistant {
 		rec.Claims, rec.ClaimsRead = claim.Read(e.Text), true
 	}
+	// The store may leave a long text out and read it from the record;
+	// assistant prose that claims something stays (the MCP lens reads it
+	// in bulk, and it is ~1% of the assistant rows).
+	rec.TextFromRecord = !fr.r.opts.keepTexts && rec.Claims == 0 && fr.r.texts.FromRecord(e.Tool, raw, &rec.Entry)
 	fr.batch.Records = append(fr.batch.Records, rec)
 	return nil
 }

@@ -49,6 +49,9 @@ type Options struct {
 	// NoEvents stores rows without extracting skill, tool-call and hook
 	// events (they can be added later with Backfill).
 	NoEvents bool
+	// keepTexts keeps every row's text in the store, as stores did before
+	// texts were read from records (tests compare the two).
+	keepTexts bool
 	// Workers parse files concurrently (default: number of CPUs).
 	Workers int
 	// BatchRecords and BatchBytes bound one write transaction.

@@ -111,6 +111,10 @@ func Rescan(ctx context.Context, store RescanStore, opts RescanOptions) (RescanR
 				u.Message = &msg
 				res.Messages++
 				res.Redactions += int64(n)
+			} else if u.Raw != nil && r.FromRecord {
+				// The text was read from the record, which changes: it
+				// stays what it was, now stored.
+				u.Message = &r.Message
 			}
 			if u.Raw != nil || u.Message != nil {
 				ups = append(ups, u)

@@ -11,7 +11,7 @@ import (
 
 // realRecords returns the lines of a real Claude Code transcript (the
 // shared corpus), or skips when it is absent.
-func realRecords(t *testing.T) [][]byte {
+func realRecords(t testing.TB) [][]byte {
 	t.Helper()
 	files, _ := filepath.Glob("../../shared/corpus/real/claude/entireio-cli/*/*/*/full.jsonl")
 	if len(files) == 0 {
@@ -159,4 +159,30 @@ func FuzzDecodeBlock(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkDecodeBlock is the cost of reading any record of a full block
+// of real records: the whole block is decoded.
+func BenchmarkDecodeBlock(b *testing.B) {
+	c, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var recs [][]byte
+	size := 0
+	for _, r := range realRecords(b) {
+		if size+len(r) > MaxBlockBytes {
+			break
+		}
+		recs, size = append(recs, r), size+len(r)
+	}
+	block := c.EncodeBlock(nil, recs)
+	b.SetBytes(int64(size))
+	b.ReportMetric(float64(len(block)), "block-bytes")
+	b.ReportMetric(float64(len(recs)), "records")
+	for b.Loop() {
+		if _, err := c.DecodeBlock(block); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -28,7 +28,7 @@ func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
 // whose stored claims say something (valid when ClaimsCurrent reports
 // true), in time order, at most limit.
 func (db *DB) SessionClaimRows(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
-	return collectEvidence(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_claims
+	return db.evidence(ctx)(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_claims
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
 		AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
 		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
@@ -54,15 +54,15 @@ type ClaimReading struct {
 func (db *DB) StaleClaims(ctx context.Context, version int, after int64, limit int) ([]StaleClaim, error) {
 	// The version index finds the stale rows; they are then read in id
 	// order (see StaleVoices).
-	rows, err := db.query(ctx, `SELECT id, message FROM logs WHERE id IN (
+	rows, err := db.query(ctx, `SELECT id, `+textCols("")+` FROM logs WHERE id IN (
 		SELECT id FROM logs INDEXED BY idx_logs_claim_version
 		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?) AND id > ?
 		ORDER BY id LIMIT ?) ORDER BY id`, version, version, after, limit)
-	return collect(rows, err, "rows", func(rows *sql.Rows) (StaleClaim, error) {
+	return collectTexts(ctx, db, rows, err, "rows", func(rows *sql.Rows, t *textScan) (StaleClaim, int64, error) {
 		var c StaleClaim
-		err := rows.Scan(&c.ID, &c.Text)
-		return c, err
-	})
+		err := rows.Scan(append([]any{&c.ID}, t.dest()...)...)
+		return c, c.ID, err
+	}, func(c *StaleClaim, text string) { c.Text = text })
 }
 
 // SetClaims stores assistant rows' claims, in one transaction.

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite3 "modernc.org/sqlite"
@@ -65,6 +66,9 @@ type DB struct {
 	mergePages    int
 	codec         *rawcodec.Codec
 	blocks        blockCache // decoded raw blocks (see rawblocks.go)
+	// textReads and textBlocks count the row texts read from their
+	// records and the blocks read for them (see texts.go).
+	textReads, textBlocks atomic.Int64
 	// onRead, when set (by tests), sees the engine's reads before they
 	// run: the query-plan gates check them.
 	onRead func(query string, args []any)

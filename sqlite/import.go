@@ -451,8 +451,12 @@ func (w *importTx) records(b *cortex.ImportBatch, sid int64, recs []cortex.Impor
 				return err
 			}
 			kinds, version := claimOf(r)
+			var text any = e.Text
+			if r.TextFromRecord {
+				text = noText // read from the record (see texts.go)
+			}
 			args = append(args, base+int64(i), cortex.FormatTime(e.Timestamp), b.Hostname, string(e.Severity),
-				string(e.Tool)+"-transcript", e.Text, ref, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
+				string(e.Tool)+"-transcript", text, ref, w.now, b.SourceTag, string(e.Tool), nullStr(e.Project),
 				nullStr(e.SessionID), nil, string(e.Role), e.Kind, nullStr(e.ToolName), nullStr(e.AgentID),
 				boolInt(e.IsError), sid, r.Line, nullStr(r.Meta), kinds, version)
 		}

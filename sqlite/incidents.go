@@ -63,7 +63,7 @@ func (db *DB) SkillCandidates(ctx context.Context, f CandidateFilter) ([]SkillCa
 func (db *DB) UserTextMatches(ctx context.Context, terms []string, f CandidateFilter) (out []TextCandidate, complete bool, err error) {
 	ftsExpr := termsQuery(terms)
 	w := candidateWhere(f, "l.")
-	const cols = `SELECT l.id, l.ai_tool, COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''), l.hostname, l.timestamp, l.message`
+	cols := `SELECT l.id, l.ai_tool, COALESCE(l.ai_project, ''), COALESCE(l.ai_session_id, ''), l.hostname, l.timestamp, ` + textCols("l.")
 	if !db.searchAttached {
 		return nil, false, nil
 	}
@@ -83,20 +83,14 @@ func (db *DB) UserTextMatches(ctx context.Context, terms []string, f CandidateFi
 		args = append(append(args, mark), w.args...)
 	}
 	rows, err := db.scan(ctx, `SELECT * FROM (`+query+`) ORDER BY timestamp DESC, id DESC LIMIT ?`, append(args, f.Limit)...)
-	if err != nil {
-		return nil, false, queryFailed(err, "matching rows")
-	}
-	defer rows.Close()
-	for rows.Next() {
+	out, err = collectTexts(ctx, db, rows, err, "matching rows", func(rows *sql.Rows, t *textScan) (TextCandidate, int64, error) {
 		var c TextCandidate
 		var tool, ts string
-		if err := rows.Scan(&c.ID, &tool, &c.Project, &c.Session, &c.Host, &ts, &c.Message); err != nil {
-			return nil, false, queryFailed(err, "matching rows")
-		}
+		err := rows.Scan(append([]any{&c.ID, &tool, &c.Project, &c.Session, &c.Host, &ts}, t.dest()...)...)
 		c.Tool, c.Timestamp = cortex.Tool(tool), parseStoredTime(ts)
-		out = append(out, c)
-	}
-	return out, complete, rows.Err()
+		return c, c.ID, err
+	}, func(c *TextCandidate, text string) { c.Message = text })
+	return out, complete, err
 }
 
 // termsQuery builds an FTS expression matching any of terms (each an FTS
@@ -109,20 +103,25 @@ func termsQuery(terms []string) string {
 	return strings.Join(parts, " OR ")
 }
 
-const evidenceCols = `id, timestamp, COALESCE(ai_tool, ''), COALESCE(ai_session_id, ''), hostname, COALESCE(ai_role, ''),
-	COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''), severity, is_error, COALESCE(app_name, ''), message`
+var evidenceCols = `id, timestamp, COALESCE(ai_tool, ''), COALESCE(ai_session_id, ''), hostname, COALESCE(ai_role, ''),
+	COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''), severity, is_error, COALESCE(app_name, ''), ` + textCols("")
 
-func scanEvidence(rows *sql.Rows) (cortex.EvidenceRow, error) {
+func scanEvidence(rows *sql.Rows, t *textScan) (cortex.EvidenceRow, int64, error) {
 	var r cortex.EvidenceRow
 	var tool, role, sev string
 	var isErr int
-	err := rows.Scan(&r.ID, &r.Timestamp, &tool, &r.SessionID, &r.Hostname, &role, &r.Kind, &r.ToolName, &sev, &isErr, &r.AppName, &r.Message)
+	err := rows.Scan(append([]any{&r.ID, &r.Timestamp, &tool, &r.SessionID, &r.Hostname, &role, &r.Kind, &r.ToolName, &sev, &isErr,
+		&r.AppName}, t.dest()...)...)
 	r.Tool, r.Role, r.Severity, r.IsError = cortex.Tool(tool), cortex.Role(role), cortex.Severity(sev), isErr == 1
-	return r, err
+	return r, r.ID, err
 }
 
-func collectEvidence(rows *sql.Rows, err error) ([]cortex.EvidenceRow, error) {
-	return collect(rows, err, "evidence rows", scanEvidence)
+// evidence returns a reader of evidence rows (a query's result), their
+// texts included (see texts.go).
+func (db *DB) evidence(ctx context.Context) func(*sql.Rows, error) ([]cortex.EvidenceRow, error) {
+	return func(rows *sql.Rows, err error) ([]cortex.EvidenceRow, error) {
+		return collectTexts(ctx, db, rows, err, "evidence rows", scanEvidence, func(r *cortex.EvidenceRow, text string) { r.Message = text })
+	}
 }
 
 // SessionRowsBefore returns the last limit rows of a session before the
@@ -130,7 +129,7 @@ func collectEvidence(rows *sql.Rows, err error) ([]cortex.EvidenceRow, error) {
 // An id of 0 means "before t".
 func (db *DB) SessionRowsBefore(ctx context.Context, s SessionScope, t time.Time, id int64, limit int) ([]cortex.EvidenceRow, error) {
 	ts := cortex.FormatTime(t)
-	rows, err := collectEvidence(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs
+	rows, err := db.evidence(ctx)(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp <= ? AND NOT (timestamp = ? AND id >= ?)
 		AND ai_role <> 'thinking' ORDER BY timestamp DESC, id DESC LIMIT ?`, s.Session, string(s.Tool), s.Host, ts, ts, id, limit))
 	slices.Reverse(rows)
@@ -142,7 +141,7 @@ func (db *DB) SessionRowsBefore(ctx context.Context, s SessionScope, t time.Time
 // id of math.MaxInt64 means "after t".
 func (db *DB) SessionRowsAfter(ctx context.Context, s SessionScope, t time.Time, id int64, limit int) ([]cortex.EvidenceRow, error) {
 	ts := cortex.FormatTime(t)
-	return collectEvidence(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs
+	return db.evidence(ctx)(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND NOT (timestamp = ? AND id <= ?)
 		AND ai_role <> 'thinking' ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, ts, ts, id, limit))
 }
@@ -156,7 +155,7 @@ func (db *DB) RowsByID(ctx context.Context, ids []int64) ([]cortex.EvidenceRow, 
 	for i, id := range ids {
 		args[i] = id
 	}
-	return collectEvidence(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs WHERE id IN (`+
+	return db.evidence(ctx)(db.r.QueryContext(ctx, `SELECT `+evidenceCols+` FROM logs WHERE id IN (`+
 		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) ORDER BY timestamp, id`, args...))
 }
 
@@ -179,7 +178,7 @@ func (db *DB) NearbyLogs(ctx context.Context, host string, from, to time.Time, e
 			args = append(args, string(s))
 		}
 	}
-	return collectEvidence(db.r.QueryContext(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
+	return db.evidence(ctx)(db.r.QueryContext(ctx, q+` ORDER BY timestamp, id LIMIT ?`, append(args, limit)...))
 }
 
 // SessionCallNames returns the tool calls of a session in [from, to], in
@@ -219,7 +218,7 @@ func collectCalls(rows *sql.Rows, err error) ([]ToolCall, error) {
 // SessionUserRows returns what the user typed in a session in [from, to],
 // in time order, at most limit (through the user-rows index).
 func (db *DB) SessionUserRows(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
-	return collectEvidence(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_user_session_time
+	return db.evidence(ctx)(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_user_session_time
 		WHERE ai_session_id = ? AND ai_role = 'user' AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ?
 		ORDER BY timestamp, id LIMIT ?`, s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
 }

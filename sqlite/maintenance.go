@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/transcript"
 )
 
 // RescanRow is a stored row as `cortex redact --rescan` reads it.
@@ -17,6 +18,9 @@ type RescanRow struct {
 	Message    string
 	Role       string
 	Transcript bool // a transcript row (raw is a JSON record)
+	// FromRecord is set when Message was read from the record (see
+	// texts.go): a changed record must keep it as its message.
+	FromRecord bool
 }
 
 // RescanUpdate is a row whose redaction changed. A nil field is unchanged.
@@ -33,23 +37,31 @@ type RescanUpdate struct {
 
 // RowsForRescan returns up to n rows with id > afterID, in id order.
 func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]RescanRow, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, raw, message, COALESCE(ai_role, ''), facility = 'transcript'
+	rows, err := db.r.QueryContext(ctx, `SELECT id, raw, `+textCols("")+`, COALESCE(ai_role, ''), facility = 'transcript'
 		FROM logs WHERE id > ? ORDER BY id LIMIT ?`, afterID, n)
 	if err != nil {
 		return nil, queryFailed(err, "rows")
 	}
 	defer rows.Close()
 	var out []RescanRow
+	var texts transcript.TextReader
 	for rows.Next() {
 		var r RescanRow
-		if err := rows.Scan(&r.ID, &r.Raw, &r.Message, &r.Role, &r.Transcript); err != nil {
+		var t textScan
+		if err := rows.Scan(append(append([]any{&r.ID, &r.Raw}, t.dest()...), &r.Role, &r.Transcript)...); err != nil {
 			return nil, queryFailed(err, "rows")
 		}
 		raw, err := db.rowRaw(ctx, r.ID, r.Raw)
 		if err != nil {
 			return nil, queryFailed(err, "rows")
 		}
-		r.Raw = raw
+		r.Raw, r.Message = raw, t.msg
+		if t.fromRecord() && raw != nil {
+			if r.Message, err = db.readText(&texts, r.ID, t.tool.String, t.name.String, raw); err != nil {
+				return nil, queryFailed(err, "rows")
+			}
+			r.FromRecord = true
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()

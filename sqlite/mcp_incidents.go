@@ -124,7 +124,7 @@ func (db *DB) SessionMCPCalls(ctx context.Context, s SessionScope, from, to time
 // to] (role assistant: no tool calls, results or thinking), in time order,
 // at most limit.
 func (db *DB) SessionAssistantRows(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
-	return collectEvidence(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_session_time
+	return db.evidence(ctx)(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_session_time
 		WHERE ai_session_id = ? AND timestamp >= ? AND timestamp <= ? AND ai_role = 'assistant' AND ai_tool = ? AND hostname = ?
 		ORDER BY timestamp, id LIMIT ?`, s.Session, cortex.FormatTime(from), cortex.FormatTime(to), string(s.Tool), s.Host, limit))
 }

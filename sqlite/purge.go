@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/transcript"
 )
 
 // PurgeSelector says which rows to purge: those of a session, of a
@@ -233,17 +234,18 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 		return out, sid, err
 	case sel.Match != nil:
 		var after int64
+		var texts transcript.TextReader
 		for {
-			rs, err := db.r.QueryContext(ctx, `SELECT `+cols+`, l.message, l.raw FROM logs l WHERE l.id > ? ORDER BY l.id LIMIT 2000`, after)
+			rs, err := db.r.QueryContext(ctx, `SELECT `+cols+`, `+textCols("l.")+`, l.raw FROM logs l WHERE l.id > ? ORDER BY l.id LIMIT 2000`, after)
 			if err != nil {
 				return nil, 0, queryFailed(err, "rows")
 			}
 			n := 0
 			for rs.Next() {
 				var r purgeRow
-				var msg string
+				var t textScan
 				var raw []byte
-				if err := rs.Scan(&r.id, &r.tool, &r.role, &r.sess, &r.host, &msg, &raw); err != nil {
+				if err := rs.Scan(append(append([]any{&r.id, &r.tool, &r.role, &r.sess, &r.host}, t.dest()...), &raw)...); err != nil {
 					rs.Close()
 					return nil, 0, queryFailed(err, "rows")
 				}
@@ -262,6 +264,13 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 				if len(raw) > 0 && decode != nil {
 					if d, err := decode(raw); err == nil {
 						raw = d
+					}
+				}
+				msg := t.msg
+				if t.fromRecord() && raw != nil {
+					if msg, err = db.readText(&texts, r.id, t.tool.String, t.name.String, raw); err != nil {
+						rs.Close()
+						return nil, 0, queryFailed(err, "rows")
 					}
 				}
 				if sel.Match(msg, raw) {
@@ -303,7 +312,8 @@ func recountSession(ctx context.Context, tx *sql.Tx, s [3]string) (removed bool,
 		return true, nil
 	}
 	// The first prompt and the title may have been purged: take them again
-	// from what is left.
+	// from what is left (what the user typed keeps its message: see
+	// transcript.TextFromRecord).
 	var prompt, promptAt, title sql.NullString
 	err = tx.QueryRowContext(ctx, `SELECT message, timestamp FROM logs WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?
 		AND ai_role = 'user' AND json_extract(metadata_json, '$.sidechain') IS NULL AND trim(message) <> ''

@@ -91,11 +91,26 @@ func (db *DB) ExportRows(ctx context.Context, t store.Table, afterID, upTo int64
 // exportRaw gives the rows of a table with a raw column their records as
 // a per-record value (a zstd frame or the record as-is), in place of a
 // reference into a block: a team store receives records one by one.
+//
+// A logs row whose text is read from its record (see texts.go) gets its
+// text as its message: a team store keeps its messages.
 func (db *DB) exportRaw(ctx context.Context, t store.Table, rows [][]any) error {
 	if t.Raw == "" {
 		return nil
 	}
 	col, idCol := t.Index(t.Raw), t.Index("id")
+	if msg := t.Index("message"); t.Name == "logs" && msg >= 0 {
+		for _, r := range rows {
+			if b, ok := r[msg].([]byte); ok && len(b) == 0 {
+				id, _ := r[idCol].(int64)
+				text, err := db.rowText(ctx, id)
+				if err != nil {
+					return queryFailed(err, t.Name)
+				}
+				r[msg] = text
+			}
+		}
+	}
 	for _, r := range rows {
 		b, ok := r[col].([]byte)
 		if !ok || !rawcodec.IsRef(b) {

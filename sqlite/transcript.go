@@ -16,6 +16,7 @@ import (
 
 // transcriptRowFilter leaves empty thinking rows out of transcripts: the
 // harness records that reasoning happened without its text.
+// (A row whose text is read from its record, see texts.go, has a text.)
 const transcriptRowFilter = ` AND NOT (ai_role = 'thinking' AND message = '')`
 
 const sessionViewCols = `ai_tool, ai_session_id, hostname, COALESCE(ai_project, ''), first_seen, last_seen,
@@ -60,15 +61,31 @@ func (db *DB) FindSessions(ctx context.Context, id string, tool cortex.Tool, hos
 	return find(`ai_session_id LIKE ? ESCAPE '\'`, likeEscape(id)+"%")
 }
 
-const transcriptCols = sqlpart.TranscriptCols
+// transcriptCols are sqlpart.TranscriptCols, then recordCols (see
+// texts.go).
+var transcriptCols = sqlpart.TranscriptCols + `, ` + recordCols("")
 
-func scanTranscriptRow(rows *sql.Rows, maxBytes int) (cortex.TranscriptRow, error) {
-	var sc sqlpart.TranscriptScan
-	var meta sql.NullString
-	if err := rows.Scan(sc.Dest(&meta)...); err != nil {
-		return sc.R, err
+// scanTranscriptRows reads a page of transcript rows (transcriptCols),
+// their texts cut to maxBytes.
+func (db *DB) scanTranscriptRows(ctx context.Context, rows *sql.Rows, maxBytes int) ([]cortex.TranscriptRow, error) {
+	type scanned struct {
+		sc   sqlpart.TranscriptScan
+		meta sql.NullString
 	}
-	return sc.Finish(decodeMeta(meta), maxBytes), nil
+	all, err := collectTexts(ctx, db, rows, nil, "session rows", func(rows *sql.Rows, t *textScan) (scanned, int64, error) {
+		var s scanned
+		err := rows.Scan(append(s.sc.Dest(&s.meta), t.recordDest()...)...)
+		t.msg = s.sc.R.Text
+		return s, s.sc.R.ID, err
+	}, func(s *scanned, text string) { s.sc.R.Text = text })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]cortex.TranscriptRow, len(all))
+	for i := range all {
+		out[i] = all[i].sc.Finish(decodeMeta(all[i].meta), maxBytes)
+	}
+	return out, nil
 }
 
 // sessionWhere selects a session's transcript rows.
@@ -105,16 +122,7 @@ func (db *DB) TranscriptRows(ctx context.Context, q cortex.TranscriptQuery) (cor
 			if err != nil {
 				return nil, queryFailed(err, "session rows")
 			}
-			defer rows.Close()
-			var out []cortex.TranscriptRow
-			for rows.Next() {
-				r, err := scanTranscriptRow(rows, q.MaxBytes)
-				if err != nil {
-					return nil, queryFailed(err, "session rows")
-				}
-				out = append(out, r)
-			}
-			return out, rows.Err()
+			return db.scanTranscriptRows(ctx, rows, q.MaxBytes)
 		},
 		Count: func(cond string, args []any) (int, error) {
 			var n int
@@ -158,19 +166,24 @@ func (db *DB) SessionEvents(ctx context.Context, s SessionScope, from, to time.T
 func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail, []byte, error) {
 	var sc sqlpart.RowScan
 	var meta sql.NullString
-	err := db.r.QueryRowContext(ctx, sqlpart.RowSelect, id).Scan(sc.Dest(&meta)...)
+	var fromRecord bool // its text is read from its record (see texts.go)
+	err := db.r.QueryRowContext(ctx, `SELECT `+sqlpart.RowCols+`, message = x'' FROM logs WHERE id = ?`, id).
+		Scan(append(sc.Dest(&meta), &fromRecord)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sc.R, nil, cortex.Errorf(cortex.CodeNotFound, "no row %d", id)
 	}
 	if err != nil {
 		return sc.R, nil, queryFailed(err, "rows")
 	}
+	raw, err := db.rowRaw(ctx, id, sc.Raw)
+	if err == nil && fromRecord && raw != nil {
+		sc.R.Text, err = db.textFromRecord(id, sc.Agent(), sc.R.ToolName, raw)
+	}
+	if err != nil {
+		return sc.R, nil, queryFailed(err, "rows")
+	}
 	sc.Finish(decodeMeta(meta), maxText)
 	r := sc.R
-	raw, err := db.rowRaw(ctx, id, sc.Raw)
-	if err != nil {
-		return r, nil, queryFailed(err, "rows")
-	}
 	if r.TranscriptPath == "" && r.Facility == "transcript" {
 		if err := db.r.QueryRowContext(ctx, `SELECT `+transcriptPathOf+` FROM logs l WHERE l.id = ?`, id).Scan(&r.TranscriptPath); err != nil {
 			return r, nil, queryFailed(err, "rows")

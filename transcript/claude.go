@@ -38,6 +38,10 @@ type ClaudeParser struct {
 	tools   *boundedSet
 	version string
 	session string // last session id seen in the file
+	// stored is set by StoredText: a tool result whose tool_use the
+	// parser has not seen is named toolName, and no events are extracted.
+	stored   bool
+	toolName string
 }
 
 // ClaudeState is the per-file state a Claude parser carries from record to
@@ -139,7 +143,7 @@ func (c *ClaudeParser) Parse(raw []byte, line int64) Result {
 		res.Entry.Role = cortex.RoleContext
 		res.Entry.Kind = "user:subagent_prompt"
 	}
-	if res.Skip == "" && res.Err == nil {
+	if res.Skip == "" && res.Err == nil && !c.stored {
 		res.Events = extractEvents(cortex.ToolClaude, &res.Entry, v)
 	}
 	return res
@@ -304,7 +308,10 @@ func (c *ClaudeParser) parseUser(env, v, msg *fastjson.Value, res *Result) {
 			hasResult = true
 			errFlag := boolAt(b, "is_error")
 			isError = isError || errFlag
-			name, _ := c.tools.get(str(b, "tool_use_id"))
+			name, ok := c.tools.get(str(b, "tool_use_id"))
+			if !ok && c.stored {
+				name = c.toolName
+			}
 			if toolName == "" {
 				toolName = name
 			}

@@ -47,6 +47,10 @@ type CodexParser struct {
 	argsP fastjson.Parser
 	clock clock
 	calls *boundedSet
+	// stored is set by StoredText: a result whose call the parser has
+	// not seen is named toolName, and no events are extracted.
+	stored   bool
+	toolName string
 }
 
 // NewCodexParser returns a parser for one rollout file. st is the state
@@ -141,7 +145,9 @@ func (c *CodexParser) Parse(raw []byte, line int64) Result {
 		} else {
 			res.Entry.RecordKey = ContentKey(raw)
 		}
-		res.Events = extractEvents(cortex.ToolCodex, &res.Entry, v)
+		if !c.stored {
+			res.Events = extractEvents(cortex.ToolCodex, &res.Entry, v)
+		}
 	}
 	return res
 }
@@ -312,7 +318,10 @@ func (c *CodexParser) responseItem(v, pl *fastjson.Value, pt string, res *Result
 		}
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		callID := str(pl, "call_id")
-		name, _ := c.calls.get(callID)
+		name, ok := c.calls.get(callID)
+		if !ok && c.stored {
+			name = c.toolName
+		}
 		c.envelope(v, res, cortex.RoleToolResult, "response_item:"+pt)
 		out := CodexOutput(pl.Get("output"))
 		res.Entry.ToolName = name

@@ -195,6 +195,13 @@ func (s *boundedSet) pairs() [][2]string {
 	return out
 }
 
+// reset empties s for reuse.
+func (s *boundedSet) reset() *boundedSet {
+	clear(s.m)
+	s.order = s.order[:0]
+	return s
+}
+
 func (s *boundedSet) get(k string) (string, bool) {
 	v, ok := s.m[k]
 	return v, ok

@@ -101,12 +101,15 @@ func TranscriptPage(q cortex.TranscriptQuery, r TranscriptReads) (cortex.Transcr
 	return page, err
 }
 
-// RowSelect reads one row of logs by id (its one ? is the id) into a
-// RowScan.
-const RowSelect = `SELECT id, timestamp, hostname, COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
+// RowCols are the columns of one row of logs a RowScan receives.
+const RowCols = `id, timestamp, hostname, COALESCE(ai_tool, ''), COALESCE(ai_project, ''),
 	COALESCE(ai_session_id, ''), COALESCE(ai_transcript_path, ''), COALESCE(source_line, 0), COALESCE(ai_role, ''),
 	COALESCE(ai_kind, ''), COALESCE(ai_tool_name, ''), COALESCE(ai_agent_id, ''), is_error, severity, COALESCE(app_name, ''),
-	COALESCE(facility, ''), source, received_at, metadata_json, message, raw FROM logs WHERE id = ?`
+	COALESCE(facility, ''), source, received_at, metadata_json, message, raw`
+
+// RowSelect reads one row of logs by id (its one ? is the id) into a
+// RowScan.
+const RowSelect = `SELECT ` + RowCols + ` FROM logs WHERE id = ?`
 
 // RowScan receives a RowSelect: scan into Dest, then Finish.
 type RowScan struct {
@@ -123,6 +126,9 @@ func (s *RowScan) Dest(meta any) []any {
 	return []any{&r.ID, &r.Timestamp, &r.Hostname, &s.tool, &r.Project, &r.SessionID, &r.TranscriptPath, &r.Line, &s.role,
 		&r.Kind, &r.ToolName, &r.AgentID, &s.isErr, &s.sev, &r.AppName, &r.Facility, &r.Source, &r.ReceivedAt, meta, &r.Text, &s.Raw}
 }
+
+// Agent is the scanned row's agent (before Finish).
+func (s *RowScan) Agent() string { return s.tool }
 
 // Finish types the scanned columns, sets the decoded metadata and cuts the
 // text to maxText bytes (0: whole); the event lists start empty.
