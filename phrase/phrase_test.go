@@ -3,7 +3,6 @@ package phrase
 import (
 	"strings"
 	"testing"
-	"unicode"
 )
 
 func TestWordBoundaries(t *testing.T) {
@@ -91,21 +90,7 @@ func normalizeRunes(text string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range text {
-		switch r {
-		case '\u2018', '\u2019', '\u02bc', '`':
-			r = '\''
-		case '\u201c', '\u201d':
-			r = '"'
-		}
-		if unicode.IsSpace(r) {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(unicode.ToLower(r))
+		space = foldRune(&b, r, space)
 	}
 	return b.String()
 }
