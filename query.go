@@ -172,6 +172,9 @@ type SearchStatus struct {
 	// (Estimated: an upper bound from the row ids).
 	NotYetSearchable int64 `json:"not_yet_searchable"`
 	Estimated        bool  `json:"not_yet_searchable_estimated,omitempty"`
+	// Segments counts the index's segments (SQLite's FTS5): a search for
+	// a common word seeks each, and catch-ups keep them few by merging.
+	Segments int `json:"segments,omitempty"`
 }
 
 // LogIngestCounters are the counters of one log source: "syslog:udp",

@@ -113,14 +113,21 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // searchStatusLine describes the search index's state in one line.
 func searchStatusLine(s cortex.SearchStatus) string {
-	switch {
-	case !s.Built:
+	if !s.Built {
 		return "no index yet (cortex index or cortex watch builds it)"
-	case s.NotYetSearchable == 0:
-		return fmt.Sprintf("%.1f MB, every row searchable", float64(s.Bytes)/1e6)
 	}
-	return fmt.Sprintf("%.1f MB, %s not yet searchable (indexed behind the row writer by index, watch and serve)",
-		float64(s.Bytes)/1e6, notYetSearchable(s.NotYetSearchable, s.Estimated))
+	size := fmt.Sprintf("%.1f MB", float64(s.Bytes)/1e6)
+	switch {
+	case s.Segments == 1:
+		size += " in 1 segment"
+	case s.Segments > 1:
+		size += fmt.Sprintf(" in %d segments", s.Segments)
+	}
+	if s.NotYetSearchable == 0 {
+		return size + ", every row searchable"
+	}
+	return fmt.Sprintf("%s, %s not yet searchable (indexed behind the row writer by index, watch and serve)",
+		size, notYetSearchable(s.NotYetSearchable, s.Estimated))
 }
 
 // notYetSearchable renders a count of rows the search index has not

@@ -31,6 +31,11 @@ type SearchSummary struct {
 	SearchableAfter Duration `json:"searchable_after"`
 	// Pending counts rows still not searchable (the run was cut short).
 	Pending int64 `json:"not_yet_searchable,omitempty"`
+	// MergeTransactions counts the index's merge steps after catch-ups
+	// and Segments its segments at the end (a common word's search seeks
+	// each).
+	MergeTransactions int `json:"merge_transactions,omitempty"`
+	Segments          int `json:"segments,omitempty"`
 }
 
 // searchAlong indexes rows for search while ingest stores them: on the
@@ -62,6 +67,10 @@ func startSearch(ctx context.Context, store SearchStore, start time.Time, now fu
 			sum.Removed += p.Removed
 			sum.Bytes += p.Bytes
 			sum.Transactions += p.Batches
+			sum.MergeTransactions += p.MergeSteps
+			if p.Segments > 0 {
+				sum.Segments = p.Segments
+			}
 		}
 		for {
 			finishing := false

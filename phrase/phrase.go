@@ -40,29 +40,57 @@ func NewSet(phrases ...string) *Set {
 func (s *Set) Phrases() []string { return append([]string(nil), s.phrases...) }
 
 // Normalize lower-cases text, folds typographic quotes to ASCII and runs of
-// white space to one space.
+// white space to one space. ASCII bytes take a path of their own (most
+// text is ASCII: the friction lens normalizes every prompt it compares);
+// the result is the same as folding every rune with foldRune.
 func Normalize(text string) string {
 	var b strings.Builder
 	b.Grow(len(text))
 	space := false
-	for _, r := range text {
-		switch r {
-		case '\u2018', '\u2019', '\u02bc', '`':
-			r = '\''
-		case '\u201c', '\u201d':
-			r = '"'
-		}
-		if unicode.IsSpace(r) {
-			space = true
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case c == ' ' || '\t' <= c && c <= '\r': // unicode.IsSpace's ASCII
+				space = true
+				continue
+			case c == '`':
+				c = '\''
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			}
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteByte(c)
 			continue
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(unicode.ToLower(r))
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
+		space = foldRune(&b, r, space)
 	}
 	return b.String()
+}
+
+// foldRune writes r to b as Normalize does (space: white space precedes
+// it, unwritten) and returns whether white space is pending.
+func foldRune(b *strings.Builder, r rune, space bool) bool {
+	switch r {
+	case '\u2018', '\u2019', '\u02bc', '`':
+		r = '\''
+	case '\u201c', '\u201d':
+		r = '"'
+	}
+	if unicode.IsSpace(r) {
+		return true
+	}
+	if space && b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	b.WriteRune(unicode.ToLower(r))
+	return false
 }
 
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -84,3 +84,34 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+// normalizeRunes is Normalize read rune by rune (its definition).
+func normalizeRunes(text string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range text {
+		space = foldRune(&b, r, space)
+	}
+	return b.String()
+}
+
+// Normalize's ASCII path gives what reading every rune gives.
+func FuzzNormalizeAgrees(f *testing.F) {
+	for _, s := range []string{"", "  Hello\tWORLD \n", "don`t  stop’", "Ünïcode\u00a0SPACE\u0085x", "\xff\xfeA\x80b", "\u201cQuoted\u201d \v\f\r",
+		"ÀB\u2028c", "a\x00b\x1fc\x7fd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Normalize(s), normalizeRunes(s); got != want {
+			t.Fatalf("Normalize(%q) = %q, reading every rune gives %q", s, got, want)
+		}
+	})
+}
+
+func BenchmarkNormalize(b *testing.B) {
+	text := strings.Repeat("Please don't change the API  — just fix the failing Test in handler.go\n", 4)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Normalize(text)
+	}
+}

@@ -60,8 +60,12 @@ type DB struct {
 	ir             *sql.DB // the indexer's readers
 	searchAttached bool
 	searchMu       sync.Mutex
-	codec          *rawcodec.Codec
-	blocks         blockCache // decoded raw blocks (see rawblocks.go)
+	// noSearchMerge (tests) makes catch-ups leave their segments
+	// unmerged; mergePages (tests), when set, replaces searchMergePages.
+	noSearchMerge bool
+	mergePages    int
+	codec         *rawcodec.Codec
+	blocks        blockCache // decoded raw blocks (see rawblocks.go)
 	// textReads and textBlocks count the row texts read from their
 	// records and the blocks read for them (see texts.go).
 	textReads, textBlocks atomic.Int64

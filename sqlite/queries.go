@@ -251,6 +251,11 @@ func (db *DB) Status(ctx context.Context) (cortex.Status, error) {
 	if st.Search.NotYetSearchable, st.Search.Estimated, err = db.SearchLag(ctx); err != nil {
 		return st, err
 	}
+	if db.searchAttached {
+		if st.Search.Segments, _, err = db.SearchSegments(ctx); err != nil {
+			return st, err
+		}
+	}
 	fail := func(err error) (cortex.Status, error) {
 		return st, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read status: %v", err)
 	}

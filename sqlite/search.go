@@ -81,10 +81,34 @@ func (db *DB) openSearch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if st.storeID == id && st.version == searchTextVersion {
+	if st.storeID != id || st.version != searchTextVersion {
+		if err := db.resetSearch(ctx, id); err != nil {
+			return err
+		}
+	}
+	return db.configureSearch(ctx)
+}
+
+// configureSearch sets FTS5's usermerge to searchMergeWidth (see
+// mergeSearch) unless it is set: an open that finds it set writes
+// nothing.
+func (db *DB) configureSearch(ctx context.Context) error {
+	var v int
+	err := db.sw.QueryRowContext(ctx, `SELECT v FROM search_fts_config WHERE k = 'usermerge'`).Scan(&v)
+	if err == nil && v == searchMergeWidth {
 		return nil
 	}
-	return db.resetSearch(ctx, id)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot read the search index's settings: %v", err)
+	}
+	err = db.searchWrite(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO search_fts(search_fts, rank) VALUES ('usermerge', ?)`, searchMergeWidth)
+		return err
+	})
+	if err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot configure the search index: %v", err)
+	}
+	return nil
 }
 
 // resetSearch empties the search index: every row is indexed again from
@@ -209,6 +233,10 @@ type SearchProgress struct {
 	Batches int
 	// Pending is how many rows are not yet searchable (see SearchLag).
 	Pending int64
+	// MergeSteps counts the merge transactions after the catch-up (see
+	// mergeSearch) and Segments the index's segments after them (set when
+	// the catch-up finished).
+	MergeSteps, Segments int
 }
 
 // searchBatchRows and searchBatchBytes bound one indexing transaction.
@@ -260,9 +288,15 @@ func (db *DB) IndexSearch(ctx context.Context, progress func(SearchProgress)) (S
 		}
 		if done {
 			if p.Indexed+p.Reindexed >= searchOptimizeRows {
+				p.Segments = 1
 				return p, db.optimizeSearch(ctx)
 			}
-			return p, nil
+			if db.noSearchMerge {
+				return p, nil
+			}
+			m, err := db.mergeSearch(ctx, searchMergeBudget(p.Batches))
+			p.MergeSteps, p.Segments = m.Steps, m.Segments
+			return p, err
 		}
 		// Another indexer moved the watermarks: read again from them.
 	}
@@ -272,7 +306,7 @@ func (db *DB) IndexSearch(ctx context.Context, progress func(SearchProgress)) (S
 // an upgrade, a first index of a large archive) for the index to be
 // merged into one segment after it: a query then seeks one segment per
 // term instead of a few dozen (a common word twice as fast). Smaller
-// catch-ups leave merging to FTS5's automerge.
+// catch-ups merge segments of similar size (see mergeSearch).
 const searchOptimizeRows = 500_000
 
 // optimizeSearch merges the search index into one segment.
@@ -666,4 +700,242 @@ func (db *DB) PruneSearchChanges(ctx context.Context) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM search_changes WHERE seq <= ?`, st.changes)
 		return err
 	})
+}
+
+// The search index's merge policy. Every transaction of the search writer
+// leaves its new terms in a segment of their own, and a query for a word
+// seeks every segment: a common word, which Search checks row by row
+// along the time index, pays that seek per row, so twenty segments make
+// it several times slower than one. A catch-up of searchOptimizeRows or
+// more merges the index into one segment (optimize); after a smaller one,
+// mergeSearch merges segments of similar size in bounded steps (FTS5's
+// incremental 'merge' at usermerge searchMergeWidth): each level of the
+// index (FTS5 groups segments by size) keeps fewer than searchMergeWidth
+// segments, the large segment of the last optimize is rewritten only once
+// segments of its size have piled up beside it, and each row is rewritten
+// about once per level (a few times over a store's life) instead of every
+// segment being rewritten at every catch-up.
+const (
+	// searchMergeWidth is FTS5's usermerge: a level is merged into one
+	// segment once it holds this many.
+	searchMergeWidth = 4
+	// searchMergePages bounds one merge step (one transaction of the
+	// search writer): the leaf pages (about 4 KB each) it writes.
+	searchMergePages = 512
+)
+
+// searchMergeBudget bounds the merge steps after a catch-up of batches
+// indexing transactions: a few more than its own segments need on
+// average (one to three steps per six transactions were measured), so
+// that merging keeps pace, while a rare cascade (a level of large
+// segments reaching searchMergeWidth) is spread over several catch-ups
+// instead of delaying one: a `watch` append's catch-up (one transaction)
+// merges for at most 4 steps, tens of milliseconds each on a 5M-row store.
+func searchMergeBudget(batches int) int { return 2 + 2*batches }
+
+// searchSegments describes the search index's segments, read from FTS5's
+// structure record (see fts5_index.c: a 4-byte cookie, a V2 marker, then
+// varints: levels, segments, write counter; per level the segments in an
+// unfinished merge and the segments; per segment its id, first and last
+// leaf page and, in V2, five more counters).
+type searchSegments struct {
+	// Segments counts every segment.
+	Segments int
+	// Levels holds the segment count of each level and Merging the
+	// segments of each level that an unfinished merge reads.
+	Levels, Merging []int
+	// Leaves holds each level's leaf pages.
+	Leaves []int64
+}
+
+// mergeable reports whether a merge step would do work: a level holds
+// searchMergeWidth segments or a merge is unfinished.
+func (s searchSegments) mergeable() bool {
+	for i, n := range s.Levels {
+		if n >= searchMergeWidth || s.Merging[i] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// errSearchStructure reports a structure record this code cannot read.
+var errSearchStructure = errors.New("unreadable search index structure record")
+
+// parseSearchSegments decodes FTS5's structure record.
+func parseSearchSegments(rec []byte) (searchSegments, error) {
+	var s searchSegments
+	if len(rec) < 4 {
+		return s, errSearchStructure
+	}
+	b := rec[4:]
+	v2 := len(b) >= 4 && b[0] == 0xff && b[1] == 0 && b[2] == 0 && b[3] == 1
+	if v2 {
+		b = b[4:]
+	}
+	bad := false
+	next := func() int64 {
+		v, n := sqliteVarint(b)
+		if n == 0 {
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return int64(v)
+	}
+	levels := next()
+	total := next()
+	next() // write counter
+	if bad || levels < 0 || levels > 64 {
+		return s, errSearchStructure
+	}
+	perSeg := 3
+	if v2 {
+		perSeg = 8
+	}
+	for range levels {
+		merging, n := next(), next()
+		if bad || n < 0 || n > 1<<20 {
+			return s, errSearchStructure
+		}
+		var leaves int64
+		for range n {
+			var f [8]int64
+			for k := range perSeg {
+				f[k] = next()
+			}
+			leaves += f[2] - f[1] + 1
+		}
+		s.Levels = append(s.Levels, int(n))
+		s.Merging = append(s.Merging, int(merging))
+		s.Leaves = append(s.Leaves, leaves)
+		s.Segments += int(n)
+	}
+	if bad || int64(s.Segments) != total {
+		return s, errSearchStructure
+	}
+	return s, nil
+}
+
+// sqliteVarint decodes an SQLite varint (big-endian, 7 bits a byte, the
+// ninth byte whole); n is 0 when b is too short.
+func sqliteVarint(b []byte) (v uint64, n int) {
+	for i := 0; i < 9; i++ {
+		if i >= len(b) {
+			return 0, 0
+		}
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return v, 9
+}
+
+// searchSegmentsOf reads the search index's structure through q.
+func searchSegmentsOf(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, table string) (searchSegments, error) {
+	var rec []byte
+	err := q.QueryRowContext(ctx, `SELECT block FROM `+table+` WHERE id = 10`).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return searchSegments{}, nil // nothing indexed yet
+	}
+	if err != nil {
+		return searchSegments{}, queryFailed(err, "search index structure")
+	}
+	return parseSearchSegments(rec)
+}
+
+// SearchSegments reports how many segments the search index has (a query
+// for a common word seeks each) and, per level, how many.
+func (db *DB) SearchSegments(ctx context.Context) (total int, levels []int, err error) {
+	if !db.searchAttached {
+		return 0, nil, db.errNoSearch()
+	}
+	s, err := searchSegmentsOf(ctx, db.r, "search.search_fts_data")
+	return s.Segments, s.Levels, err
+}
+
+// SearchMerge reports the merge work after a catch-up.
+type SearchMerge struct {
+	// Steps counts merge transactions; Segments is the segment count
+	// after them.
+	Steps, Segments int
+}
+
+// mergeSearch merges the search index's segments after a catch-up (see
+// searchMergeWidth), one bounded step per transaction, until no level
+// needs a merge or maxSteps steps ran. It stops early, leaving the
+// unfinished merge to the next catch-up (FTS5 records it in the index),
+// when ctx ends or when new rows or changes wait to be indexed: making
+// them searchable comes first (a step holds the search writer for tens of
+// milliseconds).
+func (db *DB) mergeSearch(ctx context.Context, maxSteps int) (SearchMerge, error) {
+	var m SearchMerge
+	pages := searchMergePages
+	if db.mergePages > 0 {
+		pages = db.mergePages
+	}
+	for {
+		if ctx.Err() != nil {
+			return m, nil
+		}
+		s, err := searchSegmentsOf(ctx, db.sw, "search_fts_data")
+		if err != nil {
+			return m, err
+		}
+		m.Segments = s.Segments
+		if !s.mergeable() || m.Steps >= maxSteps {
+			return m, nil
+		}
+		if m.Steps > 0 {
+			if behind, err := db.searchBehind(ctx); err != nil || behind {
+				return m, err
+			}
+		}
+		worked := false
+		err = db.searchWrite(ctx, func(tx *sql.Tx) error {
+			var before, after int64
+			if err := tx.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&before); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO search_fts(search_fts, rank) VALUES ('merge', ?)`, pages); err != nil {
+				return err
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&after); err != nil {
+				return err
+			}
+			worked = after-before >= 2 // FTS5 counts a no-op merge as one change at most
+			return nil
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return m, nil // cancelled: the step rolled back, nothing is lost
+			}
+			return m, cortex.WrapError(cortex.CodeUnavailable, err, "cannot merge the search index: %v", err)
+		}
+		if !worked {
+			return m, nil
+		}
+		m.Steps++
+	}
+}
+
+// searchBehind reports whether rows or changes wait to be indexed.
+func (db *DB) searchBehind(ctx context.Context) (bool, error) {
+	st, err := db.searchState(ctx, db.sw)
+	if err != nil {
+		return false, err
+	}
+	var behind bool
+	err = db.ir.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM logs WHERE id > ?) OR EXISTS (SELECT 1 FROM search_changes WHERE seq > ?)`,
+		st.rows, st.changes).Scan(&behind)
+	if err != nil {
+		return false, queryFailed(err, "rows to index")
+	}
+	return behind, nil
 }
