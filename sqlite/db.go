@@ -63,8 +63,10 @@ type DB struct {
 	// unmerged; mergePages (tests), when set, replaces searchMergePages.
 	noSearchMerge bool
 	mergePages    int
-	codec         *rawcodec.Codec
-	blocks        blockCache // decoded raw blocks (see rawblocks.go)
+	// reclaimPages (tests), when set, replaces searchReclaimPages.
+	reclaimPages int64
+	codec        *rawcodec.Codec
+	blocks       blockCache // decoded raw blocks (see rawblocks.go)
 	// onRead, when set (by tests), sees the engine's reads before they
 	// run: the query-plan gates check them.
 	onRead func(query string, args []any)
