@@ -960,12 +960,19 @@ func (db *DB) mergeSearch(ctx context.Context) (SearchMerge, error) {
 			return m, nil
 		}
 		s, err := searchSegmentsOf(ctx, db.sw, "search_fts_data")
-		if err != nil {
+		switch {
+		case errors.Is(err, errSearchStructure):
+			// A structure record of another FTS5 version: merge until
+			// FTS5 finds nothing to merge (the step below tells), the
+			// segment count unknown.
+			m.Segments = 0
+		case err != nil:
 			return m, err
-		}
-		m.Segments = s.Segments
-		if !s.mergeable() {
-			return m, nil
+		default:
+			m.Segments = s.Segments
+			if !s.mergeable() {
+				return m, nil
+			}
 		}
 		if m.Steps > 0 {
 			if behind, err := db.searchBehind(ctx); err != nil || behind {
