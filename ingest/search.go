@@ -36,6 +36,9 @@ type SearchSummary struct {
 	// each).
 	MergeTransactions int `json:"merge_transactions,omitempty"`
 	Segments          int `json:"segments,omitempty"`
+	// ReclaimedBytes is what the search file gave back to the file system
+	// after catch-ups (the free pages merges left).
+	ReclaimedBytes int64 `json:"reclaimed_bytes,omitempty"`
 }
 
 // searchAlong indexes rows for search while ingest stores them: on the
@@ -68,6 +71,7 @@ func startSearch(ctx context.Context, store SearchStore, start time.Time, now fu
 			sum.Bytes += p.Bytes
 			sum.Transactions += p.Batches
 			sum.MergeTransactions += p.MergeSteps
+			sum.ReclaimedBytes += p.Reclaimed
 			if p.Segments > 0 {
 				sum.Segments = p.Segments
 			}

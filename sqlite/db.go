@@ -64,8 +64,10 @@ type DB struct {
 	// unmerged; mergePages (tests), when set, replaces searchMergePages.
 	noSearchMerge bool
 	mergePages    int
-	codec         *rawcodec.Codec
-	blocks        blockCache // decoded raw blocks (see rawblocks.go)
+	// reclaimPages (tests), when set, replaces searchReclaimPages.
+	reclaimPages int64
+	codec        *rawcodec.Codec
+	blocks       blockCache // decoded raw blocks (see rawblocks.go)
 	// textReads and textBlocks count the row texts read from their
 	// records and the blocks read for them (see texts.go).
 	textReads, textBlocks atomic.Int64

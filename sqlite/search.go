@@ -66,6 +66,11 @@ func (db *DB) openSearch(ctx context.Context) error {
 	sw.SetMaxIdleConns(1)
 	sw.SetConnMaxLifetime(0)
 	db.sw = sw
+	// A new file returns the pages its merges free (see reclaimSearch);
+	// on a file that has tables already this changes nothing.
+	if _, err := sw.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot open the search index %s: %v", SearchPath(db.path), err)
+	}
 	var mode string
 	if err := sw.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil || mode != "wal" {
 		return cortex.Errorf(cortex.CodeUnavailable, "the search index %s cannot use WAL mode (%v)", SearchPath(db.path), err)
@@ -134,7 +139,74 @@ func (db *DB) resetSearch(ctx context.Context, storeID string) error {
 		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot reset the search index: %v", err)
 	}
 	db.log.Info("search index reset: every row is indexed again", "path", SearchPath(db.path))
+	return db.incrementalSearchFile(ctx)
+}
+
+// incrementalSearchFile turns on incremental vacuum in a search file made
+// before it was (see reclaimSearch). That takes a VACUUM, which rewrites
+// the file: it runs only on an empty index (a reset), when the file holds
+// next to nothing.
+func (db *DB) incrementalSearchFile(ctx context.Context) error {
+	var mode int
+	if err := db.sw.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot read the search index's settings: %v", err)
+	}
+	if mode == searchAutoVacuum {
+		return nil
+	}
+	if _, err := db.sw.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot configure the search index: %v", err)
+	}
+	if _, err := db.sw.ExecContext(ctx, `VACUUM`); err != nil {
+		return cortex.WrapError(cortex.CodeUnavailable, err, "cannot compact the emptied search index: %v", err)
+	}
 	return nil
+}
+
+// searchAutoVacuum is PRAGMA auto_vacuum's value for INCREMENTAL.
+const searchAutoVacuum = 2
+
+// Free pages a catch-up leaves in the search file are returned to the file
+// system (reclaimSearch) when there are at least searchReclaimPages of
+// them and they are at least 1/searchReclaimShare of the file: merging
+// segments frees the pages of the segments merged, and a first index of
+// an archive left a third of its file free.
+const (
+	searchReclaimPages = 2048
+	searchReclaimShare = 4
+)
+
+// reclaimSearch returns the search file's free pages to the file system
+// when they are many (see searchReclaimPages): an incremental vacuum moves
+// the pages at the end of the file into the free ones and truncates it,
+// in one transaction (a crash loses nothing), then a checkpoint shrinks
+// the file on disk. A file made before incremental vacuum keeps its free
+// pages for its next writes. It reports the bytes given back.
+func (db *DB) reclaimSearch(ctx context.Context) (int64, error) {
+	var mode, free, pages, size int64
+	for _, q := range []struct {
+		pragma string
+		v      *int64
+	}{{"auto_vacuum", &mode}, {"freelist_count", &free}, {"page_count", &pages}, {"page_size", &size}} {
+		if err := db.sw.QueryRowContext(ctx, `PRAGMA `+q.pragma).Scan(q.v); err != nil {
+			return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot read the search index's size: %v", err)
+		}
+	}
+	least := int64(searchReclaimPages)
+	if db.reclaimPages > 0 {
+		least = db.reclaimPages
+	}
+	if mode != searchAutoVacuum || free < least || free*searchReclaimShare < pages {
+		return 0, nil
+	}
+	if _, err := db.sw.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		if ctx.Err() != nil {
+			return 0, nil
+		}
+		return 0, cortex.WrapError(cortex.CodeUnavailable, err, "cannot compact the search index: %v", err)
+	}
+	_, _ = db.sw.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	return free * size, nil
 }
 
 func (db *DB) searchState(ctx context.Context, q interface {
@@ -237,6 +309,9 @@ type SearchProgress struct {
 	// mergeSearch) and Segments the index's segments after them (set when
 	// the catch-up finished).
 	MergeSteps, Segments int
+	// Reclaimed is the bytes of free pages given back to the file system
+	// after the catch-up (see reclaimSearch).
+	Reclaimed int64
 }
 
 // searchBatchRows and searchBatchBytes bound one indexing transaction.
@@ -287,19 +362,29 @@ func (db *DB) IndexSearch(ctx context.Context, progress func(SearchProgress)) (S
 			return p, err
 		}
 		if done {
-			if p.Indexed+p.Reindexed >= searchOptimizeRows {
-				p.Segments = 1
-				return p, db.optimizeSearch(ctx)
+			if err := db.compactSearch(ctx, &p); err != nil {
+				return p, err
 			}
-			if db.noSearchMerge {
-				return p, nil
-			}
-			m, err := db.mergeSearch(ctx, searchMergeBudget(p.Batches))
-			p.MergeSteps, p.Segments = m.Steps, m.Segments
+			p.Reclaimed, err = db.reclaimSearch(ctx)
 			return p, err
 		}
 		// Another indexer moved the watermarks: read again from them.
 	}
+}
+
+// compactSearch merges the index's segments after a catch-up: into one
+// after a large catch-up, by level after a smaller one.
+func (db *DB) compactSearch(ctx context.Context, p *SearchProgress) error {
+	if p.Indexed+p.Reindexed >= searchOptimizeRows {
+		p.Segments = 1
+		return db.optimizeSearch(ctx)
+	}
+	if db.noSearchMerge {
+		return nil
+	}
+	m, err := db.mergeSearch(ctx, searchMergeBudget(p.Batches))
+	p.MergeSteps, p.Segments = m.Steps, m.Segments
+	return err
 }
 
 // searchOptimizeRows is how many rows one catch-up must index (a rebuild,
@@ -885,11 +970,21 @@ func (db *DB) mergeSearch(ctx context.Context, maxSteps int) (SearchMerge, error
 			return m, nil
 		}
 		s, err := searchSegmentsOf(ctx, db.sw, "search_fts_data")
-		if err != nil {
+		switch {
+		case errors.Is(err, errSearchStructure):
+			// A structure record of another FTS5 version: merge until
+			// FTS5 finds nothing to merge (the step below tells), the
+			// segment count unknown.
+			m.Segments = 0
+		case err != nil:
 			return m, err
+		default:
+			m.Segments = s.Segments
+			if !s.mergeable() {
+				return m, nil
+			}
 		}
-		m.Segments = s.Segments
-		if !s.mergeable() || m.Steps >= maxSteps {
+		if m.Steps >= maxSteps {
 			return m, nil
 		}
 		if m.Steps > 0 {

@@ -208,3 +208,90 @@ func TestParseSearchSegments(t *testing.T) {
 		t.Errorf("v1: %+v, %v", s, err)
 	}
 }
+
+// searchFilePages returns the search file's auto_vacuum mode, free pages
+// and pages.
+func searchFilePages(t *testing.T, db *DB) (mode, free, pages int64) {
+	t.Helper()
+	for _, q := range []struct {
+		pragma string
+		v      *int64
+	}{{"auto_vacuum", &mode}, {"freelist_count", &free}, {"page_count", &pages}} {
+		if err := db.sw.QueryRow(`PRAGMA ` + q.pragma).Scan(q.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mode, free, pages
+}
+
+// A catch-up whose merges left many free pages gives them back to the file
+// system, and the index answers as before; one that left few keeps them
+// for its next writes.
+func TestSearchReclaimsFreePages(t *testing.T) {
+	t.Parallel()
+	db, _ := openTestDB(t)
+	if mode, _, _ := searchFilePages(t, db); mode != searchAutoVacuum {
+		t.Fatalf("a new search file has auto_vacuum %d, want %d (incremental)", mode, searchAutoVacuum)
+	}
+	db.noSearchMerge = true
+	db.reclaimPages = 1 << 40 // nothing is reclaimed yet
+	catchUpsOf(t, db, 0, 40, 40)
+	if err := db.optimizeSearch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, free, pages := searchFilePages(t, db)
+	if free < 8 || free*searchReclaimShare < pages {
+		t.Fatalf("optimize left %d free pages of %d, want a quarter or more", free, pages)
+	}
+	want := searchAnswers(t, db)
+
+	db.reclaimPages = free + 1 // too few: kept
+	p, err := db.IndexSearch(context.Background(), nil)
+	if err != nil || p.Reclaimed != 0 {
+		t.Fatalf("catch-up below the bound reclaimed %d bytes, %v", p.Reclaimed, err)
+	}
+	db.reclaimPages = 8
+	p, err = db.IndexSearch(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, freeAfter, pagesAfter := searchFilePages(t, db)
+	if freeAfter != 0 || pagesAfter != pages-free || p.Reclaimed != free*4096 {
+		t.Fatalf("after reclaiming: %d free of %d pages (was %d of %d), reported %d bytes", freeAfter, pagesAfter, free, pages, p.Reclaimed)
+	}
+	if got := searchAnswers(t, db); !reflect.DeepEqual(got, want) {
+		t.Errorf("answers changed by reclaiming:\n got %v\nwant %v", got, want)
+	}
+}
+
+// A search file made without incremental vacuum gets it when its index is
+// reset (rebuilt from scratch), when the file holds next to nothing.
+func TestSearchResetTurnsOnIncrementalVacuum(t *testing.T) {
+	t.Parallel()
+	db, _ := openTestDB(t)
+	catchUpsOf(t, db, 0, 3, 5)
+	for _, q := range []string{`PRAGMA auto_vacuum = NONE`, `VACUUM`} {
+		if _, err := db.sw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if mode, _, _ := searchFilePages(t, db); mode != 0 {
+		t.Fatalf("auto_vacuum %d after turning it off", mode)
+	}
+	var id string
+	if err := db.w.QueryRow(`SELECT value FROM store_meta WHERE key = 'id'`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.resetSearch(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if mode, _, _ := searchFilePages(t, db); mode != searchAutoVacuum {
+		t.Fatalf("auto_vacuum %d after a reset, want %d", mode, searchAutoVacuum)
+	}
+	if _, err := db.IndexSearch(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(searchAnswers(t, db)["error/rows"].([]int64)); n == 0 {
+		t.Error("no row found for error after the rebuild")
+	}
+}
