@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/cortexhq/cortex/internal/testpg"
 	"github.com/cortexhq/cortex/internal/teststore"
+	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/store"
 )
 
@@ -76,6 +79,10 @@ func localDigest(t *testing.T, path string) digest {
 	db := teststore.Reader(t, path)
 	d := digest{}
 	for _, tb := range store.PushTables {
+		if tb.Name == "logs" {
+			d[tb.Name] = localLogsDigest(t, path, db)
+			continue
+		}
 		expr := digestExpr(t, tb.Name, "", "char(31)")
 		rows, err := db.Query(`SELECT id, ` + expr + ` FROM ` + tb.Name + ` ORDER BY id`)
 		if err != nil {
@@ -118,6 +125,59 @@ func hashBodies(t *testing.T, rows interface {
 		n++
 	}
 	return fmt.Sprintf("%d bodies %s", n, hex.EncodeToString(h.Sum(nil)))
+}
+
+// localLogsDigest is the digest of a laptop's logs: a row whose text the
+// store reads from its record (an empty BLOB message) is hashed with that
+// text, read through the store, as push sends it.
+func localLogsDigest(t *testing.T, path string, db *sql.DB) string {
+	t.Helper()
+	cols := digestCols["logs"]
+	i := slices.Index(cols, "message")
+	part := func(cs []string) string {
+		return "COALESCE(" + strings.Join(cs, ", '') || char(31) || COALESCE(") + ", '')"
+	}
+	rows, err := db.Query(`SELECT id, message = x'', ` + part(cols[:i]) + `, COALESCE(message, ''), ` + part(cols[i+1:]) +
+		` FROM logs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ctx := context.Background()
+	var st *sqlite.DB
+	h := sha256.New()
+	n, fromRecord := 0, 0
+	for rows.Next() {
+		var id int64
+		var readText bool
+		var pre, msg, post string
+		if err := rows.Scan(&id, &readText, &pre, &msg, &post); err != nil {
+			t.Fatal(err)
+		}
+		if readText {
+			if st == nil {
+				if st, err = sqlite.Open(ctx, path, sqlite.Options{ReadOnly: true}); err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+			}
+			r, _, err := st.Row(ctx, id, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg = r.Text
+			fromRecord++
+		}
+		fmt.Fprintf(h, "%d\x00%s\x1f%s\x1f%s\x01", id, pre, msg, post)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if fromRecord == 0 {
+		t.Error("no row of the laptop's store reads its text from its record: the digest does not test that push sends it")
+	}
+	return fmt.Sprintf("%d rows %s", n, hex.EncodeToString(h.Sum(nil)))
 }
 
 // teamDigest reads the digest of one pushing store's rows on the team

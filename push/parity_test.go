@@ -61,8 +61,8 @@ func normalize(v any) any {
 		out := map[string]any{}
 		_, search := x["not_yet_searchable"]
 		for k, e := range x {
-			if search && (k == "path" || k == "bytes") {
-				continue // where each store keeps its search index
+			if search && (k == "path" || k == "bytes" || k == "segments") {
+				continue // where and how each store keeps its search index
 			}
 			if n, ok := e.(string); ok && (k == "next" || k == "cursor") {
 				// A listing's cursor may hold a row id.
