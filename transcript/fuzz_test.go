@@ -72,6 +72,12 @@ func checkResults(t *testing.T, tool cortex.Tool, rs []Result) {
 		if e.Severity.Level() < 0 {
 			t.Fatalf("severity %q", e.Severity)
 		}
+		// A text a store may leave out is given back by its record alone.
+		if TextFromRecord(tool, r.Raw, &e) {
+			if text, ok := StoredText(tool, r.Raw, e.ToolName); !ok || text != e.Text {
+				t.Fatalf("TextFromRecord holds, StoredText gives %q (ok %v), want %q", text, ok, e.Text)
+			}
+		}
 		for _, s := range []string{e.SessionID, e.Project, e.ToolName, e.Kind, e.AgentID, e.Model, e.RecordKey} {
 			if !utf8.ValidString(s) {
 				t.Fatalf("field is not valid UTF-8: %q", s)
