@@ -199,7 +199,9 @@ func (db *DB) reclaimSearch(ctx context.Context) (int64, error) {
 	if mode != searchAutoVacuum || free < least || free*searchReclaimShare < pages {
 		return 0, nil
 	}
-	if _, err := db.sw.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+	// Each step of the pragma frees pages: it is read to its end (a
+	// driver's Exec may step a statement only once).
+	if err := drainPragma(ctx, db.sw, `PRAGMA incremental_vacuum`); err != nil {
 		if ctx.Err() != nil {
 			return 0, nil
 		}
@@ -207,6 +209,18 @@ func (db *DB) reclaimSearch(ctx context.Context) (int64, error) {
 	}
 	_, _ = db.sw.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return free * size, nil
+}
+
+// drainPragma runs a pragma and reads all its rows.
+func drainPragma(ctx context.Context, c *sql.DB, pragma string) error {
+	rows, err := c.QueryContext(ctx, pragma)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	return rows.Err()
 }
 
 func (db *DB) searchState(ctx context.Context, q interface {
