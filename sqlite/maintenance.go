@@ -55,12 +55,9 @@ func (db *DB) RowsForRescan(ctx context.Context, afterID int64, n int) ([]Rescan
 		if err != nil {
 			return nil, queryFailed(err, "rows")
 		}
-		r.Raw, r.Message = raw, t.msg
-		if t.fromRecord() && raw != nil {
-			if r.Message, err = db.readText(&texts, r.ID, t.tool.String, t.name.String, raw); err != nil {
-				return nil, queryFailed(err, "rows")
-			}
-			r.FromRecord = true
+		r.Raw, r.FromRecord = raw, t.fromRecord() && raw != nil
+		if r.Message, err = t.text(db, &texts, r.ID, raw); err != nil {
+			return nil, queryFailed(err, "rows")
 		}
 		out = append(out, r)
 	}

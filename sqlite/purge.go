@@ -266,12 +266,10 @@ func (db *DB) purgeRows(ctx context.Context, sel PurgeSelector, decode func([]by
 						raw = d
 					}
 				}
-				msg := t.msg
-				if t.fromRecord() && raw != nil {
-					if msg, err = db.readText(&texts, r.id, t.tool.String, t.name.String, raw); err != nil {
-						rs.Close()
-						return nil, 0, queryFailed(err, "rows")
-					}
+				msg, err := t.text(db, &texts, r.id, raw)
+				if err != nil {
+					rs.Close()
+					return nil, 0, queryFailed(err, "rows")
 				}
 				if sel.Match(msg, raw) {
 					out = append(out, r)

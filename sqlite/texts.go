@@ -106,59 +106,47 @@ func (t *textReader) add(i int, id int64, s *textScan) string {
 	return ""
 }
 
-// read sets the text of each queued row (set(i, text)), reading the
-// records in block order: each block is decoded once, and only one is
-// held at a time. A block rewritten since its rows were read (purge,
-// redact, a merge) is followed by reading those rows again.
+// readTexts sets the text of each queued row (set(i, text)), reading the
+// records in block order, so the block cache decodes each block once. A
+// block rewritten since its rows were read (purge, redact, a merge) is
+// followed by reading those rows again.
 func (db *DB) readTexts(ctx context.Context, t *textReader, set func(i int, text string)) error {
 	p := t.pending
 	var tr transcript.TextReader
 	slices.SortFunc(p, func(a, b pendingText) int {
 		return cmp.Or(cmp.Compare(a.block, b.block), cmp.Compare(a.rec, b.rec))
 	})
-	for len(p) > 0 {
-		n := 1
-		for n < len(p) && p[0].block != 0 && p[n].block == p[0].block {
-			n++
+	var last int64
+	for _, r := range p {
+		raw, err := db.sharedRaw(ctx, db.r, r.ref)
+		var text string
+		switch {
+		case errors.Is(err, errBlockGone):
+			text, err = db.rowText(ctx, r.id)
+		case err == nil:
+			if r.block != 0 && r.block != last {
+				db.textBlocks.Add(1)
+				last = r.block
+			}
+			text, err = db.readText(&tr, r.id, r.tool, r.name, raw)
 		}
-		group := p[:n]
-		p = p[n:]
-		var recs [][]byte
-		if group[0].block != 0 {
-			var err error
-			recs, err = db.block(ctx, db.r, group[0].block)
-			if errors.Is(err, errBlockGone) {
-				for _, r := range group {
-					text, err := db.rowText(ctx, r.id)
-					if err != nil {
-						return err
-					}
-					set(r.i, text)
-				}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			db.textBlocks.Add(1)
+		if err != nil {
+			return err
 		}
-		for _, r := range group {
-			raw := r.ref
-			if recs != nil {
-				if r.rec >= len(recs) {
-					return fmt.Errorf("raw block %d has %d records, row %d references record %d", r.block, len(recs), r.id, r.rec)
-				}
-				raw = recs[r.rec]
-			}
-			text, err := db.readText(&tr, r.id, r.tool, r.name, raw)
-			if err != nil {
-				return err
-			}
-			set(r.i, text)
-		}
+		set(r.i, text)
 	}
 	t.pending = t.pending[:0]
 	return nil
+}
+
+// text returns the text of row id scanned into s, whose stored raw value
+// resolves to raw (nil: the row is gone): its message, or the text read
+// from its record.
+func (s *textScan) text(db *DB, t *transcript.TextReader, id int64, raw []byte) (string, error) {
+	if !s.fromRecord() || raw == nil {
+		return s.msg, nil
+	}
+	return db.readText(t, id, s.tool.String, s.name.String, raw)
 }
 
 // rowText reads the text of row id again ("" for a row deleted since).
