@@ -10,6 +10,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/store"
+	"github.com/cortexhq/cortex/transcript"
 )
 
 // The reads and writes of cortex push on the pushing (local) store: rows
@@ -99,34 +100,62 @@ func (db *DB) exportRaw(ctx context.Context, t store.Table, rows [][]any) error 
 		return nil
 	}
 	col, idCol := t.Index(t.Raw), t.Index("id")
-	if msg := t.Index("message"); t.Name == "logs" && msg >= 0 {
-		for _, r := range rows {
-			if b, ok := r[msg].([]byte); ok && len(b) == 0 {
-				id, _ := r[idCol].(int64)
-				text, err := db.rowText(ctx, id)
-				if err != nil {
-					return queryFailed(err, t.Name)
-				}
-				r[msg] = text
+	msg := -1
+	if t.Name == "logs" {
+		msg = t.Index("message")
+	}
+	tool, name := t.Index("ai_tool"), t.Index("ai_tool_name")
+	var texts transcript.TextReader
+	for _, r := range rows {
+		id, _ := r[idCol].(int64)
+		b, _ := r[col].([]byte)
+		rec := b // the row's record, per record
+		if rawcodec.IsRef(b) {
+			var err error
+			if rec, err = db.rowRaw(ctx, id, b); err != nil {
+				return queryFailed(err, t.Name)
+			}
+			r[col] = nil // purged since the row was read
+			if rec != nil {
+				r[col] = db.codec.Encode(nil, rec)
 			}
 		}
-	}
-	for _, r := range rows {
-		b, ok := r[col].([]byte)
-		if !ok || !rawcodec.IsRef(b) {
-			continue
+		if m, ok := exportValue(r, msg).([]byte); !ok || len(m) != 0 {
+			continue // not a text read from its record
 		}
-		id, _ := r[idCol].(int64)
-		rec, err := db.rowRaw(ctx, id, b)
+		var text string
+		var err error
+		switch {
+		case b == nil: // the record is not exported: read it for the text
+			text, err = db.rowText(ctx, id)
+		case rec != nil:
+			text, err = db.readText(&texts, id, exportString(r, tool), exportString(r, name), rec)
+		}
 		if err != nil {
 			return queryFailed(err, t.Name)
 		}
-		r[col] = nil // purged since the row was read
-		if rec != nil {
-			r[col] = db.codec.Encode(nil, rec)
-		}
+		r[msg] = text
 	}
 	return nil
+}
+
+// exportValue is column i of an exported row (nil when i < 0).
+func exportValue(r []any, i int) any {
+	if i < 0 {
+		return nil
+	}
+	return r[i]
+}
+
+// exportString is column i of an exported row as a string ("" for NULL).
+func exportString(r []any, i int) string {
+	switch v := exportValue(r, i).(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	return ""
 }
 
 // ExportRowsByID returns the rows of t with the given ids (unknown ids are
