@@ -613,13 +613,13 @@ var toolHookEvents = map[string]bool{
 // ran often enough to be "too often", a hook_not_invoked group) — then
 // runs the detectors per group. Configuration-only groups carry no signal.
 func (hookLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, groups []*group, window time.Duration) error {
-	for _, sg := range bySession(groups) {
+	return eachSession(ctx, groups, func(ctx context.Context, sg []*group) error {
 		k := sg[0].Key
 		if k.Session == "" {
 			for _, g := range sg {
 				g.EventCount, g.SignalEnd, g.Signals = len(g.Members), g.Last, map[string]int{}
 			}
-			continue
+			return nil
 		}
 		s := store.SessionScope{Tool: k.Tool, Session: k.Session, Host: k.Host}
 		from, to := sg[0].First.Add(-window), sg[0].Last.Add(window)
@@ -683,8 +683,8 @@ func (hookLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, 
 			}
 			detectHook(g, in, window)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // detectNotInvoked anchors a hook_not_invoked group on its triggers in the

@@ -247,7 +247,7 @@ func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, g
 	} else if !current {
 		claims = db.SessionAssistantRows
 	}
-	for _, sg := range bySession(groups) {
+	return eachSession(ctx, groups, func(ctx context.Context, sg []*group) error {
 		var ids []int64
 		for _, g := range sg {
 			for _, m := range g.Members {
@@ -284,7 +284,7 @@ func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, g
 			for _, g := range sg {
 				detectMCP(g, mcpInput{calls: calls, server: byServer[g.Key.Subject[0]]}, window)
 			}
-			continue
+			return nil
 		}
 		// What the user typed, once for the session; assistant prose (far
 		// more of it) per group.
@@ -320,8 +320,8 @@ func (mcpLens) detect(ctx context.Context, db Store, _ *cortex.IncidentParams, g
 			}
 			detectMCP(g, in, window)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // assistantReader reads a session's assistant rows in a span (all of them,

@@ -2,12 +2,14 @@ package incident
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/phrase"
 	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultAbuseTerms returns the default abuse term list.
@@ -146,6 +148,19 @@ func bySession(groups []*group) [][]*group {
 		out[i] = append(out[i], g)
 	}
 	return out
+}
+
+// eachSession runs detect on each session's groups (see bySession), a few
+// sessions at once: a session's reads and detectors touch only its own
+// groups, and on a large store the reads are most of a lens's time. The
+// first error cancels the rest.
+func eachSession(ctx context.Context, groups []*group, detect func(ctx context.Context, sg []*group) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, sg := range bySession(groups) {
+		g.Go(func() error { return detect(gctx, sg) })
+	}
+	return g.Wait()
 }
 
 func minTime(a, b time.Time) time.Time {

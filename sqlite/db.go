@@ -68,6 +68,9 @@ type DB struct {
 	reclaimPages int64
 	codec        *rawcodec.Codec
 	blocks       blockCache // decoded raw blocks (see rawblocks.go)
+	// readPar is how many queries of one batched read run at once, and
+	// batch the most sessions one of them reads (see eachChunk).
+	readPar, batch int
 	// textReads and textBlocks count the row texts read from their
 	// records and the blocks read for them (see texts.go).
 	textReads, textBlocks atomic.Int64
@@ -150,6 +153,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	r.SetMaxOpenConns(opts.Readers)
 	r.SetMaxIdleConns(opts.Readers)
 	db.r = r
+	db.readPar, db.batch = max(1, min(runtime.GOMAXPROCS(0), opts.Readers/2)), sessionBatch
 	db.reads.db = r
 	if !opts.ReadOnly {
 		// The search indexer reads every row once: through the page cache,

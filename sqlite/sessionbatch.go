@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // Reads of many sessions at once: the incident engine's skill and
@@ -28,30 +30,57 @@ func inList(n int) string {
 }
 
 // sessionChunks returns the distinct session ids of scopes as query
-// arguments, in chunks of statement sizes.
-func sessionChunks(scopes []SessionScope) [][]any {
+// arguments, in chunks of statement sizes (at most batch each).
+func sessionChunks(scopes []SessionScope, batch int) [][]any {
 	var ids []any
 	for _, id := range store.SessionIDs(scopes) {
 		ids = append(ids, id)
 	}
 	var out [][]any
-	for _, sp := range spans(len(ids), sessionBatch) {
+	for _, sp := range spans(len(ids), batch) {
 		out = append(out, ids[sp[0]:sp[1]])
 	}
 	return out
 }
 
+// eachChunk runs read(ctx, i) for every i in [0, n) on up to db.readPar
+// goroutines, each query on a reader connection of its own: the chunks of
+// a batched read are independent, and on a store of millions of rows
+// reading them is most of a lens's time. The first error cancels the rest.
+func (db *DB) eachChunk(ctx context.Context, n int, read func(ctx context.Context, i int) error) error {
+	if n <= 1 || db.readPar <= 1 {
+		for i := range n {
+			if err := read(ctx, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(db.readPar)
+	for i := range n {
+		g.Go(func() error { return read(gctx, i) })
+	}
+	return g.Wait()
+}
+
 // SessionsUserActs returns the user events of whole sessions, in time
 // order, at most limit per session (the first ones).
 func (db *DB) SessionsUserActs(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]UserAct, error) {
+	chunks := sessionChunks(scopes, db.batch)
+	got := make([][]UserAct, len(chunks))
+	err := db.eachChunk(ctx, len(chunks), func(ctx context.Context, i int) error {
+		var err error
+		got[i], err = collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
+			WHERE ai_session_id IN `+inList(len(chunks[i]))+` ORDER BY ai_session_id, timestamp, id`, chunks[i]...))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	want := store.Wanted(scopes)
 	out := make(map[SessionScope][]UserAct, len(scopes))
-	for _, ids := range sessionChunks(scopes) {
-		acts, err := collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
-			WHERE ai_session_id IN `+inList(len(ids))+` ORDER BY ai_session_id, timestamp, id`, ids...))
-		if err != nil {
-			return nil, err
-		}
+	for _, acts := range got {
 		for _, a := range acts {
 			k := SessionScope{Tool: a.Tool, Session: a.Session, Host: a.Host}
 			store.PerSession(out, want, k, a, limit)
@@ -64,33 +93,45 @@ func (db *DB) SessionsUserActs(ctx context.Context, scopes []SessionScope, limit
 // order, at most limit per session (the first ones), without their
 // metadata (see SkillEventMeta).
 func (db *DB) SessionsSkillEvents(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]SessionSkill, error) {
-	want := store.Wanted(scopes)
-	out := make(map[SessionScope][]SessionSkill, len(scopes))
-	for _, ids := range sessionChunks(scopes) {
+	type scoped struct {
+		k SessionScope
+		e SessionSkill
+	}
+	chunks := sessionChunks(scopes, db.batch)
+	got := make([][]scoped, len(chunks))
+	err := db.eachChunk(ctx, len(chunks), func(ctx context.Context, i int) error {
 		rows, err := db.query(ctx, `SELECT ai_tool, ai_session_id, hostname, id, log_id, timestamp, skill_name,
 			COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, '')
 			FROM ai_skill_events INDEXED BY idx_ai_skill_events_session_time
-			WHERE ai_session_id IN `+inList(len(ids))+` ORDER BY ai_session_id, ai_tool, hostname, timestamp, id`, ids...)
+			WHERE ai_session_id IN `+inList(len(chunks[i]))+` ORDER BY ai_session_id, ai_tool, hostname, timestamp, id`, chunks[i]...)
 		if err != nil {
-			return nil, queryFailed(err, "skill events")
+			return queryFailed(err, "skill events")
 		}
+		defer rows.Close()
 		for rows.Next() {
-			var k SessionScope
-			var e SessionSkill
+			var r scoped
 			var tool, ts string
-			if err := rows.Scan(&tool, &k.Session, &k.Host, &e.ID, &e.LogID, &ts, &e.Skill, &e.Plugin, &e.Path, &e.Kind,
-				&e.Thread, &e.Project); err != nil {
-				rows.Close()
-				return nil, queryFailed(err, "skill events")
+			if err := rows.Scan(&tool, &r.k.Session, &r.k.Host, &r.e.ID, &r.e.LogID, &ts, &r.e.Skill, &r.e.Plugin, &r.e.Path,
+				&r.e.Kind, &r.e.Thread, &r.e.Project); err != nil {
+				return queryFailed(err, "skill events")
 			}
-			k.Tool = cortex.Tool(tool)
-			e.Timestamp = parseStoredTime(ts)
-			store.PerSession(out, want, k, e, limit)
+			r.k.Tool = cortex.Tool(tool)
+			r.e.Timestamp = parseStoredTime(ts)
+			got[i] = append(got[i], r)
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, queryFailed(err, "skill events")
+		if err := rows.Err(); err != nil {
+			return queryFailed(err, "skill events")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	want := store.Wanted(scopes)
+	out := make(map[SessionScope][]SessionSkill, len(scopes))
+	for _, rs := range got {
+		for _, r := range rs {
+			store.PerSession(out, want, r.k, r.e, limit)
 		}
 	}
 	return out, nil
@@ -150,7 +191,9 @@ func sortWindow[T any](xs []T, key func(T) (time.Time, int64)) {
 // they show, see CallTextsByID, or whose facts are of other rules).
 func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit int) ([][]SessionCall, error) {
 	out := make([][]SessionCall, len(ws))
-	for _, sp := range spans(len(ws), sessionBatch/2) {
+	sps := spans(len(ws), max(1, db.batch/2))
+	err := db.eachChunk(ctx, len(sps), func(ctx context.Context, i int) error {
+		sp := sps[i]
 		part := ws[sp[0]:sp[1]]
 		args := make([]any, 0, 8*len(part))
 		for i, w := range part {
@@ -169,30 +212,34 @@ func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit i
 		}
 		rows, err := db.query(ctx, windowsSQL(len(part), limit, callWindowSQL), args...)
 		if err != nil {
-			return nil, queryFailed(err, "tool calls")
+			return queryFailed(err, "tool calls")
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var w int
 			var c SessionCall
 			var packed string
 			if err := rows.Scan(&w, &c.ID, &packed); err != nil {
-				rows.Close()
-				return nil, queryFailed(err, "tool calls")
+				return queryFailed(err, "tool calls")
+			}
+			if w < sp[0] || w >= sp[1] {
+				return queryFailed(fmt.Errorf("window %d out of its chunk", w), "tool calls")
 			}
 			if err := unpackCallFacts(packed, &c); err != nil {
-				rows.Close()
-				return nil, queryFailed(err, "tool calls")
+				return queryFailed(err, "tool calls")
 			}
 			out[w] = append(out[w], c)
+		}
+		if err := rows.Err(); err != nil {
+			return queryFailed(err, "tool calls")
 		}
 		for _, cs := range out[sp[0]:sp[1]] {
 			sortWindow(cs, func(c SessionCall) (time.Time, int64) { return c.Timestamp, c.ID })
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, queryFailed(err, "tool calls")
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -208,7 +255,9 @@ const hookWindowSQL = `SELECT ? AS w, id, COALESCE(log_id, 0), timestamp, hook_e
 // exited non-zero, in time order, at most limit per window (the first).
 func (db *DB) SessionHookRunsMany(ctx context.Context, ws []CallWindow, limit int) ([][]HookRun, error) {
 	out := make([][]HookRun, len(ws))
-	for _, sp := range spans(len(ws), sessionBatch/2) {
+	sps := spans(len(ws), max(1, db.batch/2))
+	err := db.eachChunk(ctx, len(sps), func(ctx context.Context, i int) error {
+		sp := sps[i]
 		part := ws[sp[0]:sp[1]]
 		args := make([]any, 0, 6*len(part))
 		for i, w := range part {
@@ -217,28 +266,33 @@ func (db *DB) SessionHookRunsMany(ctx context.Context, ws []CallWindow, limit in
 		}
 		rows, err := db.query(ctx, windowsSQL(len(part), limit, hookWindowSQL), args...)
 		if err != nil {
-			return nil, queryFailed(err, "hook events")
+			return queryFailed(err, "hook events")
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var w int
 			var h HookRun
 			var ts string
 			var exit sql.NullInt64
 			if err := rows.Scan(&w, &h.ID, &h.LogID, &ts, &h.Event, &h.Name, &h.Status, &exit); err != nil {
-				rows.Close()
-				return nil, queryFailed(err, "hook events")
+				return queryFailed(err, "hook events")
+			}
+			if w < sp[0] || w >= sp[1] {
+				return queryFailed(fmt.Errorf("window %d out of its chunk", w), "hook events")
 			}
 			h.Timestamp, h.ExitCode = parseStoredTime(ts), ptrInt64(exit)
 			out[w] = append(out[w], h)
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, queryFailed(err, "hook events")
+		if err := rows.Err(); err != nil {
+			return queryFailed(err, "hook events")
 		}
 		for _, hs := range out[sp[0]:sp[1]] {
 			sortWindow(hs, func(h HookRun) (time.Time, int64) { return h.Timestamp, h.ID })
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -1,0 +1,129 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cortexhq/cortex/ingest"
+	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/sqlite"
+	"github.com/cortexhq/cortex/store"
+)
+
+// The batched session reads (many sessions or windows per query, chunks
+// read at once on several connections) give what reading each session or
+// window alone gives, on the real corpus, with and without parallel
+// chunks. Run with -race: the chunks write one result slice.
+func TestSessionBatchesMatchSingleReads(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cortex.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := ingest.Index(ctx, db, ingest.Options{Paths: []string{testcorpus.Real(t)}, Hostname: "testhost"}); err != nil {
+		t.Fatal(err)
+	}
+	scopes, err := sqlite.SessionScopesOf(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Small chunks, so that many run side by side.
+	const batch = 8
+	if len(scopes) <= 4*batch {
+		t.Fatalf("only %d sessions: the batches would be few chunks", len(scopes))
+	}
+	const limit = 7 // small enough to cut long sessions
+	wantActs := map[sqlite.SessionScope][]sqlite.UserAct{}
+	wantSkills := map[sqlite.SessionScope][]sqlite.SessionSkill{}
+	var windows []store.CallWindow
+	for _, s := range scopes {
+		acts, err := db.SessionUserActs(ctx, s, time.Time{}, time.Time{}, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(acts) > 0 {
+			wantActs[s] = acts
+		}
+		skills, err := db.SessionSkillEvents(ctx, s, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range skills {
+			skills[i].Meta = nil // the batch leaves metadata out
+		}
+		if len(skills) > 0 {
+			wantSkills[s] = skills
+		}
+		windows = append(windows, store.CallWindow{Scope: s})
+		if len(acts) > 1 { // a bounded window too
+			windows = append(windows, store.CallWindow{Scope: s, From: acts[0].Timestamp, To: acts[len(acts)-1].Timestamp})
+		}
+	}
+	wantCalls := make([][]sqlite.SessionCall, len(windows))
+	wantHooks := make([][]sqlite.HookRun, len(windows))
+	hookWindows := make([]store.CallWindow, len(windows))
+	for i, w := range windows {
+		if w.From.IsZero() { // hook windows are always bounded
+			w.From, w.To = time.Unix(0, 0), time.Now()
+		}
+		hookWindows[i] = w
+	}
+	sqlite.SetReadBatches(db, 1, batch)
+	for i := range windows {
+		got, err := db.SessionCallFactsMany(ctx, windows[i:i+1], limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCalls[i] = got[0]
+		hooks, err := db.SessionHookRunsMany(ctx, hookWindows[i:i+1], limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantHooks[i] = hooks[0]
+	}
+	var calls, hooks int
+	for i := range windows {
+		calls += len(wantCalls[i])
+		hooks += len(wantHooks[i])
+	}
+	if len(wantActs) == 0 || len(wantSkills) == 0 || calls == 0 || hooks == 0 {
+		t.Fatalf("the corpus gives nothing to compare: %d sessions with acts, %d with skills, %d calls, %d hook runs",
+			len(wantActs), len(wantSkills), calls, hooks)
+	}
+	for _, par := range []int{1, 4} {
+		sqlite.SetReadBatches(db, par, batch)
+		acts, err := db.SessionsUserActs(ctx, scopes, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(acts, wantActs) {
+			t.Errorf("parallelism %d: batched user acts differ from single-session reads", par)
+		}
+		skills, err := db.SessionsSkillEvents(ctx, scopes, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(skills, wantSkills) {
+			t.Errorf("parallelism %d: batched skill events differ from single-session reads", par)
+		}
+		gotCalls, err := db.SessionCallFactsMany(ctx, windows, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotCalls, wantCalls) {
+			t.Errorf("parallelism %d: batched call windows differ from single-window reads", par)
+		}
+		gotHooks, err := db.SessionHookRunsMany(ctx, hookWindows, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotHooks, wantHooks) {
+			t.Errorf("parallelism %d: batched hook windows differ from single-window reads", par)
+		}
+	}
+	t.Logf("%d sessions, %d windows: %d calls, %d hook runs", len(scopes), len(windows), calls, hooks)
+}
