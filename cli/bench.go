@@ -38,6 +38,7 @@ bench queries times the incident queries on an existing database (p50/p95).`,
 func newCmdBenchGenerate(f *Factory) *cobra.Command {
 	var source, out, size string
 	var seed int64
+	var days int
 	var overwrite, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "generate --out DIR --size SIZE",
@@ -51,9 +52,12 @@ func newCmdBenchGenerate(f *Factory) *cobra.Command {
 			if out == "" {
 				return cortex.Errorf(cortex.CodeInvalid, "--out is required")
 			}
+			if days < 1 {
+				return cortex.Errorf(cortex.CodeInvalid, "--days must be at least 1, got %d", days)
+			}
 			start := time.Now()
 			res, err := gen.Generate(cmd.Context(), gen.Options{SourceDir: source, OutDir: out, TargetBytes: n,
-				Seed: seed, Now: f.Now(), Overwrite: overwrite, Progress: func(w int64) {
+				Seed: seed, Now: f.Now(), Window: time.Duration(days) * 24 * time.Hour, Overwrite: overwrite, Progress: func(w int64) {
 					if f.IO.StderrTTY && !asJSON {
 						fmt.Fprintf(f.IO.ErrOut, "\rgenerated %d MB", w>>20)
 					}
@@ -76,6 +80,7 @@ func newCmdBenchGenerate(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created)")
 	cmd.Flags().StringVar(&size, "size", "1GB", "target size (KB, MB, GB)")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "random seed (same seed, same corpus)")
+	cmd.Flags().IntVar(&days, "days", 90, "sessions end within this many days before now (1: a day's new transcripts, as a store receives them)")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "replace an existing generated corpus in --out")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

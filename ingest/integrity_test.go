@@ -46,7 +46,11 @@ func TestFirstRecordOver64KiBIsSniffedWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := w.Exec(`UPDATE transcript_sources SET kind = 'unsupported', parser_state = NULL WHERE path LIKE '%export-a'`); err != nil {
+	if _, err := w.Exec(`UPDATE transcript_sources SET kind = 'unsupported' WHERE path LIKE '%export-a'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`DELETE FROM transcript_parser_states
+		WHERE source_id = (SELECT id FROM transcript_sources WHERE path LIKE '%export-a')`); err != nil {
 		t.Fatal(err)
 	}
 	sum = index(t, db, Options{Paths: []string{dir}})

@@ -50,11 +50,11 @@ type StaleCall struct {
 // are not of the given rules version, by id: what a refresh derives again.
 func (db *DB) StaleCallFacts(ctx context.Context, version int, after int64, limit int) ([]StaleCall, error) {
 	// The version index finds the stale calls (NULL and other versions
-	// sort apart from the current one); they are then read in id order.
-	rows, err := db.query(ctx, `SELECT id, `+factsInputCols+` FROM ai_mcp_events WHERE id IN (
-		SELECT id FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_facts_version
-		WHERE (facts_version IS NULL OR facts_version < ? OR facts_version > ?) AND id > ? ORDER BY id LIMIT ?) ORDER BY id`,
-		version, version, after, limit)
+	// sort apart from the current one: see staleIDsSQL); they are then
+	// read in id order.
+	rows, err := db.query(ctx, `SELECT id, `+factsInputCols+` FROM ai_mcp_events WHERE id IN (`+
+		staleIDsSQL(`ai_mcp_events INDEXED BY idx_ai_mcp_events_facts_version`, "", "facts_version")+`) ORDER BY id`,
+		staleIDsArgs(version, after, limit)...)
 	if err != nil {
 		return nil, queryFailed(err, "tool calls")
 	}

@@ -15,9 +15,8 @@ import (
 // SessionClaimRows return every row that claims something.
 func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
 	var stale int
-	err := db.r.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM logs INDEXED BY idx_logs_claim_version
-		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?))`,
-		version, version).Scan(&stale)
+	err := db.r.QueryRowContext(ctx, staleExistsSQL(`logs INDEXED BY idx_logs_claim_version`, `ai_role = 'assistant'`,
+		"claim_version"), version, version).Scan(&stale)
 	if err != nil {
 		return false, queryFailed(err, "rows")
 	}
@@ -54,10 +53,9 @@ type ClaimReading struct {
 func (db *DB) StaleClaims(ctx context.Context, version int, after int64, limit int) ([]StaleClaim, error) {
 	// The version index finds the stale rows; they are then read in id
 	// order (see StaleVoices).
-	rows, err := db.query(ctx, `SELECT id, `+textCols("")+` FROM logs WHERE id IN (
-		SELECT id FROM logs INDEXED BY idx_logs_claim_version
-		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?) AND id > ?
-		ORDER BY id LIMIT ?) ORDER BY id`, version, version, after, limit)
+	rows, err := db.query(ctx, `SELECT id, `+textCols("")+` FROM logs WHERE id IN (`+
+		staleIDsSQL(`logs INDEXED BY idx_logs_claim_version`, `ai_role = 'assistant'`, "claim_version")+`) ORDER BY id`,
+		staleIDsArgs(version, after, limit)...)
 	return collectTexts(ctx, db, rows, err, "rows", func(rows *sql.Rows, t *textScan) (StaleClaim, int64, error) {
 		var c StaleClaim
 		err := rows.Scan(append([]any{&c.ID}, t.dest()...)...)

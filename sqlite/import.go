@@ -341,12 +341,25 @@ func (w *importTx) moveSource(src *cortex.Source) error {
 func (w *importTx) storeCheckpoint(src *cortex.Source, sid, inserted int64, rewritten bool) error {
 	if _, err := w.exec(`UPDATE transcript_sources SET
 		size = ?, mtime_ns = ?, prefix_hash = ?, anchor_hash = ?, last_offset = ?, last_line = ?,
-		parser_state = ?, pending_bytes = ?, complete = ?, records = records + ?, rewrites = rewrites + ?,
+		pending_bytes = ?, complete = ?, records = records + ?, rewrites = rewrites + ?,
 		last_indexed_at = ?, last_error = ?, head_hash = COALESCE(?, head_hash)
 		WHERE id = ?`,
 		src.Size, src.ModTimeNS, nullStr(src.PrefixHash), nullStr(src.AnchorHash), src.Offset, src.Line,
-		nullBytes(src.ParserState), src.PendingBytes, boolInt(src.Complete), inserted, boolInt(rewritten),
+		src.PendingBytes, boolInt(src.Complete), inserted, boolInt(rewritten),
 		w.now, nullStr(src.LastError), nullStr(src.HeadHash), sid); err != nil {
+		return fmt.Errorf("store checkpoint: %w", err)
+	}
+	// The parser's state apart (migration 0031): scans read every
+	// checkpoint, and only resumed reads the state.
+	if len(src.ParserState) == 0 {
+		_, err := w.exec(`DELETE FROM transcript_parser_states WHERE source_id = ?`, sid)
+		if err != nil {
+			return fmt.Errorf("store checkpoint: %w", err)
+		}
+		return nil
+	}
+	if _, err := w.exec(`INSERT INTO transcript_parser_states(source_id, state) VALUES (?, ?)
+		ON CONFLICT(source_id) DO UPDATE SET state = excluded.state`, sid, string(src.ParserState)); err != nil {
 		return fmt.Errorf("store checkpoint: %w", err)
 	}
 	return nil
@@ -643,13 +656,6 @@ func nullStr(s string) any {
 	return s
 }
 
-func nullBytes(b []byte) any {
-	if len(b) == 0 {
-		return nil
-	}
-	return string(b)
-}
-
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -660,7 +666,8 @@ func boolInt(b bool) int {
 // Source returns the checkpoint stored for path, or ok=false.
 func (db *DB) Source(ctx context.Context, path string) (cortex.Source, bool, error) {
 	row := db.r.QueryRowContext(ctx, `SELECT id, path, kind, COALESCE(ai_tool, ''), size, mtime_ns, COALESCE(prefix_hash, ''),
-		COALESCE(anchor_hash, ''), last_offset, last_line, COALESCE(parser_state, ''), pending_bytes, complete, records, rewrites,
+		COALESCE(anchor_hash, ''), last_offset, last_line,
+		COALESCE((SELECT state FROM transcript_parser_states p WHERE p.source_id = transcript_sources.id), ''), pending_bytes, complete, records, rewrites,
 		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, ''), COALESCE(head_hash, '')
 		FROM transcript_sources WHERE path = ?`, path)
 	s, err := scanSource(row)
@@ -697,11 +704,12 @@ func scanSource(row scanner) (cortex.Source, error) {
 // Sources returns every source's checkpoint keyed by path (for the
 // stat-only unchanged-file check of a whole scan). ParserState is read for
 // unsupported files only (what sniffed them): a parser's state can be
-// large (70 MB over 37,000 transcripts), and only the few files a scan
+// large (70 MB over 37,000 transcripts; kept apart, migration 0031), and only the few files a scan
 // resumes need it (read with Source).
 func (db *DB) Sources(ctx context.Context) (map[string]cortex.Source, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT id, path, kind, COALESCE(ai_tool, ''), size, mtime_ns, COALESCE(prefix_hash, ''),
-		COALESCE(anchor_hash, ''), last_offset, last_line, CASE WHEN kind = 'unsupported' THEN COALESCE(parser_state, '') ELSE '' END,
+		COALESCE(anchor_hash, ''), last_offset, last_line,
+		CASE WHEN kind = 'unsupported' THEN COALESCE((SELECT state FROM transcript_parser_states p WHERE p.source_id = transcript_sources.id), '') ELSE '' END,
 		pending_bytes, complete, records, rewrites,
 		COALESCE(first_indexed_at, ''), COALESCE(last_indexed_at, ''), COALESCE(last_error, ''), COALESCE(head_hash, '')
 		FROM transcript_sources`)

@@ -487,9 +487,12 @@ func TestSourceCheckpointRoundTrip(t *testing.T) {
 	if got.ParserState != nil {
 		t.Errorf("ParserState %q, want nil", got.ParserState)
 	}
-	if n := count(t, db, `SELECT count(*) FROM transcript_sources WHERE parser_state IS NULL AND prefix_hash IS NULL
+	if n := count(t, db, `SELECT count(*) FROM transcript_sources WHERE prefix_hash IS NULL
 		AND anchor_hash IS NULL AND last_error IS NULL`); n != 1 {
 		t.Error("empty checkpoint fields are not stored as NULL")
+	}
+	if n := count(t, db, `SELECT count(*) FROM transcript_parser_states`); n != 0 {
+		t.Errorf("%d parser states kept after a checkpoint without one", n)
 	}
 
 	// MarkSource stores a checkpoint without records.

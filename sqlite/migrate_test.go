@@ -77,3 +77,66 @@ func TestMigrationToUserEvents(t *testing.T) {
 		t.Errorf("fresh store pending backfills %v %v", kinds, err)
 	}
 }
+
+// A store written before migration 0031 keeps its parsers' states, now
+// apart from the checkpoints; a resumed read gets its state back, and a
+// scan of every checkpoint reads none.
+func TestMigrationParserStatesApart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Version > 30 {
+			break
+		}
+		if _, err := raw.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if _, err := raw.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 'x')`, m.Version, m.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.Exec(`INSERT INTO transcript_sources(id, path, kind, ai_tool, size, parser_state, complete) VALUES
+		(1, '/t/a.jsonl', 'claude', 'claude', 10, '{"session_id":"s1"}', 0),
+		(2, '/t/b.jsonl', 'codex', 'codex', 20, NULL, 1),
+		(3, '/t/c.txt', 'unsupported', NULL, 5, '{"sniff":2}', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+
+	ctx := context.Background()
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for p, want := range map[string]string{"/t/a.jsonl": `{"session_id":"s1"}`, "/t/b.jsonl": "", "/t/c.txt": `{"sniff":2}`} {
+		s, ok, err := db.Source(ctx, p)
+		if err != nil || !ok || string(s.ParserState) != want {
+			t.Errorf("Source(%s): state %q ok=%v err=%v, want %q", p, s.ParserState, ok, err, want)
+		}
+	}
+	all, err := db.Sources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only an unsupported file's state (what sniffed it) is read by a scan.
+	if len(all) != 3 || all["/t/a.jsonl"].ParserState != nil || string(all["/t/c.txt"].ParserState) != `{"sniff":2}` ||
+		all["/t/b.jsonl"].Size != 20 {
+		t.Errorf("Sources after the migration: %+v", all)
+	}
+	var cols int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('transcript_sources') WHERE name = 'parser_state'`).
+		Scan(&cols); err != nil || cols != 0 {
+		t.Errorf("transcript_sources still has parser_state (%d, %v)", cols, err)
+	}
+}

@@ -45,8 +45,8 @@ func collectActs(rows *sql.Rows, err error) ([]UserAct, error) {
 // the given rules version.
 func (db *DB) VoicesCurrent(ctx context.Context, version int) (bool, error) {
 	var stale int
-	err := db.r.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM ai_user_events INDEXED BY idx_ai_user_events_voice_version
-		WHERE voice_version IS NULL OR voice_version < ? OR voice_version > ?)`, version, version).Scan(&stale)
+	err := db.r.QueryRowContext(ctx, staleExistsSQL(`ai_user_events INDEXED BY idx_ai_user_events_voice_version`, "",
+		"voice_version"), version, version).Scan(&stale)
 	if err != nil {
 		return false, queryFailed(err, "user events")
 	}
@@ -322,12 +322,12 @@ func (db *DB) NextContextRow(ctx context.Context, s SessionScope, t time.Time, a
 // reads again.
 func (db *DB) StaleVoices(ctx context.Context, version int, after int64, limit int) ([]UserAct, error) {
 	// The version index finds the stale events (NULL and other versions
-	// sort apart from the current one); they are then read in id order (a
-	// scan in id order reads every event when none is stale).
-	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE id IN (
-		SELECT id FROM ai_user_events INDEXED BY idx_ai_user_events_voice_version
-		WHERE (voice_version IS NULL OR voice_version < ? OR voice_version > ?) AND id > ? ORDER BY id LIMIT ?) ORDER BY id`,
-		version, version, after, limit))
+	// sort apart from the current one: see staleIDsSQL); they are then
+	// read in id order (a scan in id order reads every event when none is
+	// stale).
+	return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events WHERE id IN (`+
+		staleIDsSQL(`ai_user_events INDEXED BY idx_ai_user_events_voice_version`, "", "voice_version")+`) ORDER BY id`,
+		staleIDsArgs(version, after, limit)...))
 }
 
 // VoiceReading is a user event's reading to store.

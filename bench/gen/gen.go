@@ -9,7 +9,8 @@
 //     links inside a copy (sessionId, parentUuid, tool_use_id, …) stay
 //     consistent while copies never share ids;
 //   - every RFC 3339 timestamp is shifted so that each session ends at a
-//     deterministic point within the 90 days before Options.Now (the
+//     deterministic point within the window (90 days unless
+//     Options.Window says otherwise) before Options.Now (the
 //     fraction and zone text are kept, so the string length never changes);
 //   - the tails of toolu_/msg_/req_/call_ ids and Claude subagent ids are
 //     re-drawn per copy.
@@ -30,6 +31,7 @@ package gen
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +40,8 @@ import (
 	"time"
 )
 
-// Window is the period before Options.Now over which sessions are spread.
+// Window is the default period before Options.Now over which sessions are
+// spread.
 const Window = 90 * 24 * time.Hour
 
 // progressStep is how many bytes are written between Progress calls.
@@ -49,13 +52,18 @@ const endMargin = 60 // seconds
 
 // Options configures Generate.
 type Options struct {
-	SourceDir   string              // the real corpus root (e.g. ../shared/corpus/real)
-	OutDir      string              // created if missing; must be empty or not exist (error otherwise, unless Overwrite)
-	TargetBytes int64               // stop after writing at least this many transcript bytes
-	Seed        int64               // determinism: same inputs + seed => byte-identical output
-	Now         time.Time           // sessions are spread over the 90 days before Now; zero means time.Now()
-	Overwrite   bool                // allow a non-empty OutDir; its claude/, codex/ and gemini/ trees are removed first
-	Progress    func(written int64) // optional, called about every 16 MB of transcript bytes
+	SourceDir   string    // the real corpus root (e.g. ../shared/corpus/real)
+	OutDir      string    // created if missing; must be empty or not exist (error otherwise, unless Overwrite)
+	TargetBytes int64     // stop after writing at least this many transcript bytes
+	Seed        int64     // determinism: same inputs + seed => byte-identical output
+	Now         time.Time // sessions are spread over the Window before Now; zero means time.Now()
+	// Window is the period over which sessions end (zero means the
+	// default, 90 days). A short one (a day) makes a slice of new
+	// transcripts as a store receives them; a session longer than the
+	// window starts before it.
+	Window    time.Duration
+	Overwrite bool                // allow a non-empty OutDir; its claude/, codex/ and gemini/ trees are removed first
+	Progress  func(written int64) // optional, called about every 16 MB of transcript bytes
 }
 
 // Result reports what was written. Files, Bytes and Lines count transcript
@@ -233,9 +241,9 @@ func shuffle(us []*unit, r rng) {
 
 // shiftFor places unit u of copy k: its latest anchoring timestamp lands at
 // a deterministic, uniformly spread point such that the whole session lies
-// within the Window before Now.
+// within the window before Now (it ends there when it is longer).
 func (g *generator) shiftFor(u *unit, k int) shift {
-	window := int64(Window / time.Second)
+	window := int64(cmp.Or(g.opts.Window, Window) / time.Second)
 	avail := max(window-u.span-2*endMargin, 0)
 	end := g.now - endMargin - int64(hash4(saltTime, g.opts.Seed, k, u.keyH)%uint64(avail+1))
 	if !u.hasTime {

@@ -133,6 +133,45 @@ func TestGenerateRealCorpus(t *testing.T) {
 	t.Run("layout", func(t *testing.T) { checkLayout(t, out, events) })
 }
 
+// A short window puts every session's end in it: a slice of new
+// transcripts, as a store receives them (bench generate --days 1).
+func TestGenerateWindow(t *testing.T) {
+	src := realCorpus(t)
+	ends := func(window time.Duration) (in, all int) {
+		out := filepath.Join(t.TempDir(), "out")
+		var events []fileEvent
+		if _, err := generate(context.Background(), Options{SourceDir: src, OutDir: out, TargetBytes: 2 << 20, Seed: 5,
+			Now: testNow, Window: window}, func(e fileEvent) { events = append(events, e) }); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			var last time.Time
+			for _, ts := range structuralTimes(t, e.Tool, read(t, out, e.Dst)) {
+				if ts.After(last) {
+					last = ts
+				}
+			}
+			if last.IsZero() {
+				continue
+			}
+			if last.After(testNow) {
+				t.Errorf("%s ends after Now: %s", e.Dst, last)
+			}
+			all++
+			if !last.Before(testNow.Add(-24 * time.Hour)) {
+				in++
+			}
+		}
+		return in, all
+	}
+	if in, all := ends(24 * time.Hour); all == 0 || in < all*9/10 {
+		t.Errorf("a one-day window: %d of %d files end in the last day", in, all)
+	}
+	if in, all := ends(0); all == 0 || in > all/2 {
+		t.Errorf("the default window: %d of %d files end in the last day", in, all)
+	}
+}
+
 // TestGenerateFullCopy checks every source file once (one complete copy), so
 // the joined "}{" lines and the megabyte line are always covered.
 func TestGenerateFullCopy(t *testing.T) {
