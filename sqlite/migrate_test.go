@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+
+	"github.com/cortexhq/cortex"
 )
 
 // A store written by a version before the user events (schema 6) gets the
@@ -108,7 +110,12 @@ func TestMigrationParserStatesApart(t *testing.T) {
 	if _, err := raw.Exec(`INSERT INTO transcript_sources(id, path, kind, ai_tool, size, parser_state, complete) VALUES
 		(1, '/t/a.jsonl', 'claude', 'claude', 10, '{"session_id":"s1"}', 0),
 		(2, '/t/b.jsonl', 'codex', 'codex', 20, NULL, 1),
-		(3, '/t/c.txt', 'unsupported', NULL, 5, '{"sniff":2}', 1)`); err != nil {
+		(3, '/t/c.txt', 'unsupported', NULL, 5, '{"sniff":2}', 1),
+		(9, '/t/gone.jsonl', 'claude', 'claude', 1, NULL, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	// Ids are never given twice (AUTOINCREMENT): the highest was 9.
+	if _, err := raw.Exec(`DELETE FROM transcript_sources WHERE id = 9`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()
@@ -138,5 +145,14 @@ func TestMigrationParserStatesApart(t *testing.T) {
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('transcript_sources') WHERE name = 'parser_state'`).
 		Scan(&cols); err != nil || cols != 0 {
 		t.Errorf("transcript_sources still has parser_state (%d, %v)", cols, err)
+	}
+	res, err := db.Import(ctx, cortex.ImportBatch{Source: cortex.Source{Path: "/t/new.jsonl", Kind: "claude", Size: 1}})
+	if err != nil || res.SourceID != 10 {
+		t.Errorf("a new source after the migration has id %d (%v), want 10", res.SourceID, err)
+	}
+	var unique int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM pragma_index_list('transcript_sources') l
+		JOIN pragma_index_info(l.name) i WHERE l."unique" = 1 AND i.name = 'path'`).Scan(&unique); err != nil || unique != 1 {
+		t.Errorf("path is not unique after the migration (%d, %v)", unique, err)
 	}
 }
