@@ -9,15 +9,16 @@ import (
 	"github.com/cortexhq/cortex"
 )
 
-// A store written by a version before the user events (schema 6) gets the
-// agent thread of its events from their rows, and asks for a backfill of
-// user events (rows stored without them).
-func TestMigrationToUserEvents(t *testing.T) {
+// storeAtSchema creates a store as a binary of schema version upTo left
+// it, and returns its path and a raw connection to it.
+func storeAtSchema(t *testing.T, upTo int) (string, *sql.DB) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { raw.Close() })
 	ms, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +27,7 @@ func TestMigrationToUserEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		if m.Version > 6 {
+		if m.Version > upTo {
 			break
 		}
 		if _, err := raw.Exec(m.SQL); err != nil {
@@ -36,6 +37,14 @@ func TestMigrationToUserEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return path, raw
+}
+
+// A store written by a version before the user events (schema 6) gets the
+// agent thread of its events from their rows, and asks for a backfill of
+// user events (rows stored without them).
+func TestMigrationToUserEvents(t *testing.T) {
+	path, raw := storeAtSchema(t, 6)
 	for _, q := range []string{
 		`INSERT INTO logs(id, timestamp, hostname, received_at, ai_tool, ai_session_id, ai_agent_id) VALUES
 			(1, '2026-01-01T00:00:00.000Z', 'h', 'x', 'claude', 's', NULL),
@@ -84,29 +93,7 @@ func TestMigrationToUserEvents(t *testing.T) {
 // apart from the checkpoints; a resumed read gets its state back, and a
 // scan of every checkpoint reads none.
 func TestMigrationParserStatesApart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.Version > 30 {
-			break
-		}
-		if _, err := raw.Exec(m.SQL); err != nil {
-			t.Fatalf("%s: %v", m.Name, err)
-		}
-		if _, err := raw.Exec(`INSERT INTO schema_migrations VALUES (?, ?, 'x')`, m.Version, m.Name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, raw := storeAtSchema(t, 30)
 	if _, err := raw.Exec(`INSERT INTO transcript_sources(id, path, kind, ai_tool, size, parser_state, complete) VALUES
 		(1, '/t/a.jsonl', 'claude', 'claude', 10, '{"session_id":"s1"}', 0),
 		(2, '/t/b.jsonl', 'codex', 'codex', 20, NULL, 1),

@@ -20,20 +20,29 @@ import (
 // logs USING INDEX …"), subqueries and the full-text index are fine.
 var fullScan = regexp.MustCompile(`^SCAN (\w+)$`)
 
+// realCorpusStore returns a store holding the real corpus (closed when
+// the test ends), or skips the test when the corpus is absent.
+func realCorpusStore(t *testing.T) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cortex.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := ingest.Index(ctx, db, ingest.Options{Paths: []string{testcorpus.Real(t)}, Hostname: "testhost"}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // Work-count gate: every read of every lens — candidate scans and the
 // per-session reads, listings and investigations — uses an index; none
 // scans a stored table whole. (Timings are noise on a shared machine; a
 // plan is not.)
 func TestLensReadsUseIndexes(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cortex.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := ingest.Index(ctx, db, ingest.Options{Paths: []string{testcorpus.Real(t)}, Hostname: "testhost"}); err != nil {
-		t.Fatal(err)
-	}
+	db := realCorpusStore(t)
 	var mu sync.Mutex
 	reads := map[string][]any{}
 	sqlite.OnRead(db, func(q string, args []any) {

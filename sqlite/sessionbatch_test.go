@@ -2,13 +2,10 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/cortexhq/cortex/ingest"
-	"github.com/cortexhq/cortex/internal/testcorpus"
 	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/store"
 )
@@ -19,14 +16,7 @@ import (
 // chunks. Run with -race: the chunks write one result slice.
 func TestSessionBatchesMatchSingleReads(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cortex.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := ingest.Index(ctx, db, ingest.Options{Paths: []string{testcorpus.Real(t)}, Hostname: "testhost"}); err != nil {
-		t.Fatal(err)
-	}
+	db := realCorpusStore(t)
 	scopes, err := sqlite.SessionScopesOf(db)
 	if err != nil {
 		t.Fatal(err)
