@@ -90,7 +90,8 @@ type HTTPLoadOptions struct {
 	// RequestTimeout bounds one request, body included (default 60 s); a
 	// request that exceeds it counts as an error.
 	RequestTimeout time.Duration
-	// Workers are the ingest's parallel parsers (default: one per CPU).
+	// Workers are the ingest's parallel parsers (default: one per CPU but
+	// one).
 	Workers int
 	// Now is the service clock that anchors since=30d (default time.Now).
 	Now func() time.Time

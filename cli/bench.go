@@ -137,7 +137,7 @@ func newCmdBenchIngest(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().IntVar(&workers, "workers", 0, "parallel parsers (default: one per CPU)")
+	cmd.Flags().IntVar(&workers, "workers", 0, "parallel parsers (default: one per CPU but one, which the writer keeps)")
 	cmd.Flags().StringVar(&dbPath, "bench-db", "", "database to create (default: a temporary file, removed afterwards)")
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the database")
 	cmd.Flags().BoolVar(&noEvents, "no-events", false, "store rows only, without event extraction")

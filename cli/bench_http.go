@@ -46,7 +46,7 @@ errors (with the first bodies) and p50/p95/p99/max latency overall and per route
 	cmd.Flags().IntVar(&opts.Readers, "readers", bench.DefaultHTTPReaders, "concurrent REST readers")
 	cmd.Flags().DurationVar(&opts.DurationAfter, "duration-after", 0, "keep reading this long after the ingest ends")
 	cmd.Flags().DurationVar(&opts.RequestTimeout, "timeout", bench.DefaultHTTPRequestTimeout, "per-request timeout (a timeout is an error)")
-	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "parallel parsers of the ingest (default: one per CPU)")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "parallel parsers of the ingest (default: one per CPU but one)")
 	cmd.Flags().StringVar(&opts.DBPath, "bench-db", "", "database to create (default: a temporary file, removed afterwards)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the database")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")

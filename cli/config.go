@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,7 @@ import (
 
 // effectiveConfig is the configuration as the commands use it: every
 // setting left unset replaced by its default (the folders cortex index
-// reads, one parser per CPU, the syslog addresses and sizes, the Gemini
+// reads, the parsers (one per CPU but one), the syslog addresses and sizes, the Gemini
 // home), tokens shown as "(set)" and store URLs without their passwords,
 // and the price table with its date.
 func effectiveConfig(cfg *config.Config) config.Config {
@@ -25,7 +24,7 @@ func effectiveConfig(cfg *config.Config) config.Config {
 		}
 	}
 	if e.Index.Workers == 0 {
-		e.Index.Workers = runtime.NumCPU()
+		e.Index.Workers = ingest.DefaultWorkers()
 	}
 	for _, v := range []*string{&e.Syslog.UDP, &e.Syslog.TCP} {
 		if *v == "" {

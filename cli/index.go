@@ -51,7 +51,7 @@ their checkpoint, rewritten files are re-read, and no record is ever stored twic
 	}
 	cmd.Flags().StringVar(&opts.Since, "since", "", "only files modified since (30m, 7d, today, 2026-11-30, RFC 3339)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "re-read every file from the start (never duplicates rows)")
-	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "parallel file parsers (default: one per CPU)")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "parallel file parsers (default: one per CPU but one, which the writer keeps)")
 	cmd.Flags().BoolVar(&opts.NoEvents, "no-events", false, "store rows only; extract skill/tool/hook events later with `cortex ai backfill --all`")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
 	return cmd

@@ -113,7 +113,8 @@ const DefaultListen = "127.0.0.1:3100"
 type IndexConfig struct {
 	// Paths replace the agents' default folders when set.
 	Paths []string `toml:"paths" json:"paths"`
-	// Workers parse files in parallel (0: one per CPU).
+	// Workers parse files in parallel (0: one per CPU but one, at least
+	// one; the writer keeps the other).
 	Workers int `toml:"workers" json:"workers"`
 }
 
