@@ -202,6 +202,9 @@ func printIndexSummary(f *Factory, dbPath string, s ingest.Summary) {
 		o.Printf("  problems: %d parse errors, %d warnings, %d records of unknown type, %d files with an incomplete last record (see `cortex status`)\n",
 			s.ParseErrors, s.Warnings, s.UnknownTypes, s.PendingFiles)
 	}
+	if s.BlobBytesNotStored > 0 {
+		o.Printf("  blobs:   %.1f MB of base64 images, signatures and encrypted reasoning not stored\n", float64(s.BlobBytesNotStored)/1e6)
+	}
 	o.Printf("  %.1f MB in %s: %.0f records/s, %.0f rows/s, %.1f MB/s\n", float64(s.BytesRead)/1e6, time.Duration(s.Elapsed).Round(time.Millisecond), s.RecordsPerS, s.RowsPerS, s.MBPerS)
 	for _, m := range s.Missing {
 		fmt.Fprintf(o.ErrOut, "cortex: warning: %s does not exist\n", Safe(m))

@@ -467,10 +467,21 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 		RedactEvents(red, &events)
 		ReadVoices(&events)
 	}
-	sum := sha256.Sum256(raw)
 	// The store compresses the batch's records together (in blocks): a
-	// copy, as the line buffer is reused.
-	enc := bytes.Clone(raw)
+	// copy, as the line buffer is reused — without the opaque blobs of a
+	// record its agent gave an id (see transcript.ElideBlobs; a record keyed
+	// by its content keeps them, as its key is their hash). The content
+	// hash is the stored form's, so a rescan that redacts the stored record
+	// again gives the hash a re-read of the file gives.
+	var enc []byte
+	if transcript.KeyedByID(e.RecordKey) {
+		var n int
+		enc, n = transcript.ElideBlobs(raw)
+		fr.stats.blobBytes += int64(n)
+	} else {
+		enc = bytes.Clone(raw)
+	}
+	sum := sha256.Sum256(enc)
 	fr.raw += len(enc)
 	if e.Timestamp.IsZero() {
 		fr.untimed = append(fr.untimed, len(fr.batch.Records))

@@ -46,6 +46,7 @@ type fileStats struct {
 	parseErrors int64
 	warnings    int64
 	unknown     int64
+	blobBytes   int64 // opaque blob bytes left out of stored records
 	pending     bool
 	err         string
 }
@@ -394,6 +395,7 @@ func (s *Summary) merge(f fileStats) {
 	s.ParseErrors += f.parseErrors
 	s.Warnings += f.warnings
 	s.UnknownTypes += f.unknown
+	s.BlobBytesNotStored += f.blobBytes
 	if f.pending {
 		s.PendingFiles++
 	}

@@ -147,14 +147,18 @@ type Summary struct {
 	Warnings     int64            `json:"warnings"`
 	UnknownTypes int64            `json:"unknown_types"`
 	// PendingFiles end with an incomplete record left for the next read.
-	PendingFiles int         `json:"pending_partial_records"`
-	BytesRead    int64       `json:"bytes_read"`
-	Elapsed      Duration    `json:"elapsed"`
-	RecordsPerS  float64     `json:"records_per_sec"`
-	RowsPerS     float64     `json:"rows_per_sec"`
-	MBPerS       float64     `json:"mb_per_sec"`
-	Errors       []FileError `json:"errors,omitempty"`
-	Canceled     bool        `json:"canceled,omitempty"`
+	PendingFiles int   `json:"pending_partial_records"`
+	BytesRead    int64 `json:"bytes_read"`
+	// BlobBytesNotStored counts the bytes of opaque blobs (base64 images,
+	// signatures, encrypted reasoning) the stored records left out (see
+	// transcript.ElideBlobs).
+	BlobBytesNotStored int64       `json:"blob_bytes_not_stored,omitempty"`
+	Elapsed            Duration    `json:"elapsed"`
+	RecordsPerS        float64     `json:"records_per_sec"`
+	RowsPerS           float64     `json:"rows_per_sec"`
+	MBPerS             float64     `json:"mb_per_sec"`
+	Errors             []FileError `json:"errors,omitempty"`
+	Canceled           bool        `json:"canceled,omitempty"`
 	// Search reports the search index's work (rows are searchable when
 	// it caught up); nil for a store without one.
 	Search *SearchSummary `json:"search,omitempty"`

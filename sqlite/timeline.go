@@ -237,7 +237,8 @@ func (db *DB) FirstPrompt(ctx context.Context, s SessionScope) (int64, error) {
 	return id, nil
 }
 
-// RawRecords returns the stored original records of rows, by id.
+// RawRecords returns the stored original records of rows, by id (as
+// stored: redacted, opaque blobs elided, see transcript.ElideBlobs).
 func (db *DB) RawRecords(ctx context.Context, ids []int64) (map[int64]StoredRaw, error) {
 	out := map[int64]StoredRaw{}
 	if len(ids) == 0 {

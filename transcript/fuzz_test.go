@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,5 +204,34 @@ func FuzzGemini(f *testing.F) {
 		}
 		_, _ = Sniff(data)
 		fuzzExtract(t, data)
+	})
+}
+
+// FuzzElideBlobs: a JSON record stays JSON with its blobs elided, is kept
+// byte for byte when it has none, and is elided once only.
+func FuzzElideBlobs(f *testing.F) {
+	random := make([]byte, 300)
+	for i := range random {
+		random[i] = byte(i*131 + i*i*7)
+	}
+	blob := base64.StdEncoding.EncodeToString(random)
+	f.Add([]byte(`{"type":"image","source":{"data":"` + blob + `"}}`))
+	f.Add([]byte(`{"a":"say \"hi\\\\\"","b":"` + blob + `","c":[1,"` + blob + `"]}`))
+	f.Add([]byte(`{"` + blob + `":"x"}`))
+	seedLines(f, "claude")
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		out, n := ElideBlobs(raw)
+		if n == 0 && !bytes.Equal(out, raw) {
+			t.Fatalf("nothing elided but %q became %q", raw, out)
+		}
+		if !json.Valid(raw) {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("%q became %q, not JSON", raw, out)
+		}
+		if again, m := ElideBlobs(out); m != 0 || !bytes.Equal(again, out) {
+			t.Fatalf("elided twice: %q", out)
+		}
 	})
 }

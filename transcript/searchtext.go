@@ -16,7 +16,8 @@ const SearchTextVersion = 1
 // thinking — whatever the record's type. String values that hold JSON are
 // read as JSON. Left out are values that only identify or time things and
 // would fill the index with unique tokens: UUIDs, timestamps, and
-// base64-like blobs (images, signatures, encrypted reasoning). A record
+// base64-like blobs (images, signatures, encrypted reasoning) and the
+// markers that replace them in stored records (see ElideBlobs). A record
 // that is not JSON is indexed as it is.
 func SearchText(dst, raw []byte) []byte {
 	var p fastjson.Parser
@@ -58,7 +59,7 @@ func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
 		}
 	case fastjson.TypeString:
 		s := v.GetStringBytes()
-		if len(s) == 0 || identifier(s) {
+		if len(s) == 0 || identifier(s) || ElidedBlob(s) {
 			return dst
 		}
 		if t := bytes.TrimSpace(s); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
