@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -18,8 +19,11 @@ import (
 // stands — tool outputs, arguments, attachments, hook output, injected
 // context. The expectation is built from the raw files with encoding/json,
 // independently of the parsers and of the search text: every string value
-// of every record (JSON inside strings decoded too), matched as whole
-// words (a plural counts: the index stems English words).
+// of every record (JSON inside strings decoded too) but a Claude tool
+// result's snapshots and copies of files, matched as whole words (a plural
+// counts: the index stems English words). The other copies that structured
+// copy holds (an edit's strings, file names) are not indexed on its row,
+// but the transcript still says them on another.
 func TestSearchFindsEveryTranscriptSayingAPhrase(t *testing.T) {
 	dir := testcorpus.Real(t)
 	db, _ := openDB(t)
@@ -122,7 +126,17 @@ func bookkeeping(v any) bool {
 func jsonStrings(b *strings.Builder, v any) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, e := range x {
+		for k, e := range x {
+			if r, ok := e.(map[string]any); ok && k == "toolUseResult" {
+				// A file's snapshot before an edit is not something the
+				// session said; a Read's copy of the file is said by its
+				// result's text (with line numbers between the lines).
+				r = maps.Clone(r)
+				delete(r, "originalFile")
+				delete(r, "originalFileContents")
+				delete(r, "file")
+				e = r
+			}
 			jsonStrings(b, e)
 		}
 	case []any:

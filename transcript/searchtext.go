@@ -8,13 +8,14 @@ import (
 
 // SearchTextVersion is bumped when what SearchText extracts changes: a
 // search index built from another version's text is rebuilt.
-const SearchTextVersion = 1
+const SearchTextVersion = 2
 
 // SearchText appends to dst what a stored record says, for the full-text
 // index: every string value of the JSON record, decoded, one per line —
 // tool outputs and arguments, attachments, hook output, subagent progress,
-// thinking — whatever the record's type. String values that hold JSON are
-// read as JSON. Left out are values that only identify or time things and
+// thinking — whatever the record's type, except the file snapshots and
+// copies in a Claude tool result's structured copy (see
+// copiedResultField). String values that hold JSON are read as JSON. Left out are values that only identify or time things and
 // would fill the index with unique tokens: UUIDs, timestamps, and
 // base64-like blobs (images, signatures, encrypted reasoning) and the
 // markers that replace them in stored records (see ElideBlobs). A record
@@ -52,7 +53,17 @@ func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
 	}
 	switch v.Type() {
 	case fastjson.TypeObject:
-		v.GetObject().Visit(func(_ []byte, x *fastjson.Value) { dst = searchValue(dst, x, depth+1) })
+		v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
+			if string(k) == "toolUseResult" && x.Type() == fastjson.TypeObject {
+				x.GetObject().Visit(func(k []byte, y *fastjson.Value) {
+					if !copiedResultField[string(k)] {
+						dst = searchValue(dst, y, depth+2)
+					}
+				})
+				return
+			}
+			dst = searchValue(dst, x, depth+1)
+		})
 	case fastjson.TypeArray:
 		for _, x := range v.GetArray() {
 			dst = searchValue(dst, x, depth+1)
@@ -71,6 +82,20 @@ func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
 		return appendLine(dst, s)
 	}
 	return dst
+}
+
+// copiedResultField names the fields of a Claude tool result's structured
+// copy (toolUseResult) that the full-text index leaves out: snapshots of a
+// file before the agent changed it (originalFile, originalFileContents:
+// 15% of a corpus's indexed text, and not something the session said or
+// did), and copies of what other rows of the session hold — a Read's file
+// content (the tool result's text), an edit's strings (the call's
+// arguments), a search's file names and a todo list (the result's text,
+// the call's arguments). The rest of it (a command's full output, a
+// patch, a subagent's answer) stays searchable.
+var copiedResultField = map[string]bool{
+	"originalFile": true, "originalFileContents": true, "file": true, "oldString": true, "newString": true,
+	"filenames": true, "oldTodos": true, "newTodos": true,
 }
 
 func appendLine(dst, s []byte) []byte {
