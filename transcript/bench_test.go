@@ -180,3 +180,25 @@ func BenchmarkExtractEvents(b *testing.B) {
 	}
 	b.ReportMetric(float64(events), "events/op")
 }
+
+// BenchmarkElideBlobs: the copy of every Claude record without its blobs
+// that ingest makes instead of a plain copy.
+func BenchmarkElideBlobs(b *testing.B) {
+	datas, _, total := benchFiles(b, "claude")
+	var lines [][]byte
+	for _, data := range datas {
+		lines = append(lines, bytes.Split(data, []byte("\n"))...)
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	elided := 0
+	for b.Loop() {
+		elided = 0
+		for _, l := range lines {
+			_, n := ElideBlobs(l)
+			elided += n
+		}
+	}
+	b.ReportMetric(float64(elided), "elided-bytes/op")
+}

@@ -26,19 +26,26 @@ const (
 	blobMarkerSuffix = "-byte blob not stored]"
 )
 
-// b64 marks the bytes of the base64 and base64url alphabets.
-var b64 = func() (t [256]bool) {
+// b64 gives each byte of the base64 and base64url alphabets its class:
+// 1 upper case, 2 lower case, 3 digit, 4 separator (+ / - _), 5 padding;
+// 0 is any other byte.
+var b64 = func() (t [256]uint8) {
 	for c := 'A'; c <= 'Z'; c++ {
-		t[c], t[c+'a'-'A'] = true, true
+		t[c], t[c+'a'-'A'] = 1, 2
 	}
 	for c := '0'; c <= '9'; c++ {
-		t[c] = true
+		t[c] = 3
 	}
-	for _, c := range "+/=-_" {
-		t[c] = true
+	for _, c := range "+/-_" {
+		t[c] = 4
 	}
+	t['='] = 5
 	return t
 }()
+
+// blobSample is how much of a value the statistics of isBlob read (the
+// alphabet is checked to the end).
+const blobSample = 4096
 
 // isBlob reports whether a JSON string value as written (escapes and all)
 // is an opaque blob: 256+ bytes, every one of them in the base64 or
@@ -66,26 +73,24 @@ func isBlob(s []byte) bool {
 	if s[0] == '/' {
 		return false
 	}
-	var upper, lower, digit bool
-	changes, seps, prev := 0, 0, byte(0)
-	for _, c := range s {
-		if !b64[c] {
+	sample := s[:min(len(s), blobSample)]
+	var seen [8]bool
+	changes, seps, prev := 0, 0, uint8(0)
+	for _, c := range sample {
+		k := b64[c]
+		if k == 0 {
 			return false
 		}
-		class := byte(4)
-		switch {
-		case c >= 'A' && c <= 'Z':
-			upper, class = true, 1
-		case c >= 'a' && c <= 'z':
-			lower, class = true, 2
-		case c >= '0' && c <= '9':
-			digit, class = true, 3
-		case c != '=':
-			seps++
-		}
-		if class != prev {
-			changes++
-			prev = class
+		seen[k] = true
+		// Branch-free: in random data the next class is a coin toss.
+		d := uint(k ^ prev)
+		changes += int((d + 0xff) >> 8)
+		seps += int((uint(k^4)+0xff)>>8 ^ 1)
+		prev = k
+	}
+	for _, c := range s[len(sample):] {
+		if b64[c] == 0 {
+			return false
 		}
 	}
 	// Random base64 changes class (upper, lower, digit, other) at ~64% of
@@ -94,7 +99,8 @@ func isBlob(s []byte) bool {
 	// screenshot) but has no more separators. A path or slug of words
 	// changes class less and has more separators (a long path of short
 	// CamelCase segments with digits: ~42% and 5%).
-	return upper && lower && digit && (changes*2 >= len(s) || seps*30 <= len(s))
+	n := len(sample)
+	return seen[1] && seen[2] && seen[3] && (changes*2 >= n || seps*30 <= n)
 }
 
 // ElidedBlob reports whether a decoded string value is the marker that
