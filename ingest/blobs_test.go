@@ -29,20 +29,7 @@ func TestBlobsAreNotStoredAndReReadsMatch(t *testing.T) {
 	}
 	before := snapshot(t, path, dir)
 
-	ids := make([]int64, 0, first.Inserted)
-	rows, err := rawDB(t, path).Query(`SELECT id FROM logs ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	raws, err := db.RawRecords(context.Background(), ids)
+	raws, err := db.RawRecords(context.Background(), logIDs(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,3 +170,25 @@ func storedRecord(conn *sql.DB, codec *rawcodec.Codec, stored []byte) ([]byte, e
 	}
 	return recs[i], nil
 }
+
+// logIDs returns the ids of every stored row, in order.
+func logIDs(t testing.TB, path string) []int64 {
+	t.Helper()
+	rows, err := rawDB(t, path).Query(`SELECT id FROM logs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}

@@ -46,19 +46,7 @@ func TestTextsFromRecordsReadAsStored(t *testing.T) {
 		t.Fatalf("%d rows the lenses read in bulk (typed text, claims) read their text from their record", n)
 	}
 
-	var ids []int64
-	rows, err := rawDB(t, pathA).Query(`SELECT id FROM logs ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
+	ids := logIDs(t, pathA)
 
 	for i := 0; i < len(ids); i += 400 {
 		part := ids[i:min(i+400, len(ids))]

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -110,15 +108,7 @@ func TestElidedRecordsParseTheSame(t *testing.T) {
 		if format == FormatCodex {
 			whole, stored = NewCodexParser(ctx, CodexState{}), NewCodexParser(ctx, CodexState{})
 		}
-		lr := NewLineReader(bytes.NewReader(data), 0, 1)
-		for {
-			l, err := lr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachLine(t, data, func(l Line) {
 			total += len(l.Data)
 			line := append([]byte(nil), l.Data...)
 			rs := ParseLine(whole, line, l.No, l.Complete)
@@ -153,7 +143,7 @@ func TestElidedRecordsParseTheSame(t *testing.T) {
 					t.Fatalf("%s:%d: parsed from the stored form:\n%+v\nfrom the line:\n%+v", f.Rel, l.No, b, a)
 				}
 			}
-		}
+		})
 	}
 	t.Logf("%d of %d records keyed by id had blobs: %d of %d bytes elided (%.1f%%)", elidedRecords, records, elided, total,
 		100*float64(elided)/float64(total))

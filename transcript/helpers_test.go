@@ -103,16 +103,8 @@ var folderTool = map[string]cortex.Tool{"claude": cortex.ToolClaude, "codex": co
 // LineReader and ParseLine with one parser per file.
 func parseJSONL(tb testing.TB, p RecordParser, data []byte) []Result {
 	tb.Helper()
-	lr := NewLineReader(bytes.NewReader(data), 0, 1)
 	var out []Result
-	for {
-		l, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
+	eachLine(tb, data, func(l Line) {
 		if l.TooLong {
 			tb.Fatalf("line %d too long", l.No)
 		}
@@ -120,8 +112,25 @@ func parseJSONL(tb testing.TB, p RecordParser, data []byte) []Result {
 			r.Raw = append([]byte(nil), r.Raw...) // Raw aliases the line buffer
 			out = append(out, r)
 		}
-	}
+	})
 	return out
+}
+
+// eachLine calls fn with every line of a JSONL file as ingest reads it (a
+// LineReader; l.Data aliases its buffer until the next call).
+func eachLine(tb testing.TB, data []byte, fn func(l Line)) {
+	tb.Helper()
+	lr := NewLineReader(bytes.NewReader(data), 0, 1)
+	for {
+		l, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fn(l)
+	}
 }
 
 // parseFile sniffs data and parses it with the matching parser.

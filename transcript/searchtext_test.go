@@ -2,8 +2,6 @@ package transcript
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"testing"
 
@@ -23,23 +21,15 @@ func TestSearchTextLeavesOutFileSnapshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lr := NewLineReader(bytes.NewReader(data), 0, 1)
 		var p fastjson.Parser
-		for {
-			l, err := lr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachLine(t, data, func(l Line) {
 			v, err := p.ParseBytes(l.Data)
 			if err != nil || v.Type() != fastjson.TypeObject {
-				continue
+				return
 			}
 			tur := v.Get("toolUseResult")
 			if tur == nil || tur.Type() != fastjson.TypeObject {
-				continue
+				return
 			}
 			text := SearchText(nil, l.Data)
 			lines := map[string]bool{}
@@ -77,7 +67,7 @@ func TestSearchTextLeavesOutFileSnapshots(t *testing.T) {
 					kept++
 				}
 			}
-		}
+		})
 	}
 	t.Logf("%d file snapshots left out, %d patch lines kept", snapshots, kept)
 	if snapshots == 0 || kept == 0 {
