@@ -48,14 +48,6 @@ func sessionChunks(scopes []SessionScope, batch int) [][]any {
 // a batched read are independent, and on a store of millions of rows
 // reading them is most of a lens's time. The first error cancels the rest.
 func (db *DB) eachChunk(ctx context.Context, n int, read func(ctx context.Context, i int) error) error {
-	if n <= 1 || db.readPar <= 1 {
-		for i := range n {
-			if err := read(ctx, i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(db.readPar)
 	for i := range n {
@@ -64,29 +56,42 @@ func (db *DB) eachChunk(ctx context.Context, n int, read func(ctx context.Contex
 	return g.Wait()
 }
 
-// SessionsUserActs returns the user events of whole sessions, in time
-// order, at most limit per session (the first ones).
-func (db *DB) SessionsUserActs(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]UserAct, error) {
+// readSessions reads the rows of whole sessions, a chunk of session ids
+// per statement (read), the chunks side by side (eachChunk), and keeps
+// the first limit rows of each wanted scope; split gives a row's session
+// and what is kept of it. read returns a chunk's rows in time order.
+func readSessions[T, V any](ctx context.Context, db *DB, scopes []SessionScope, limit int,
+	read func(ctx context.Context, ids []any) ([]T, error), split func(T) (SessionScope, V)) (map[SessionScope][]V, error) {
 	chunks := sessionChunks(scopes, db.batch)
-	got := make([][]UserAct, len(chunks))
+	got := make([][]T, len(chunks))
 	err := db.eachChunk(ctx, len(chunks), func(ctx context.Context, i int) error {
 		var err error
-		got[i], err = collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
-			WHERE ai_session_id IN `+inList(len(chunks[i]))+` ORDER BY ai_session_id, timestamp, id`, chunks[i]...))
+		got[i], err = read(ctx, chunks[i])
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	want := store.Wanted(scopes)
-	out := make(map[SessionScope][]UserAct, len(scopes))
-	for _, acts := range got {
-		for _, a := range acts {
-			k := SessionScope{Tool: a.Tool, Session: a.Session, Host: a.Host}
-			store.PerSession(out, want, k, a, limit)
+	out := make(map[SessionScope][]V, len(scopes))
+	for _, rs := range got {
+		for _, r := range rs {
+			k, v := split(r)
+			store.PerSession(out, want, k, v, limit)
 		}
 	}
 	return out, nil
+}
+
+// SessionsUserActs returns the user events of whole sessions, in time
+// order, at most limit per session (the first ones).
+func (db *DB) SessionsUserActs(ctx context.Context, scopes []SessionScope, limit int) (map[SessionScope][]UserAct, error) {
+	return readSessions(ctx, db, scopes, limit, func(ctx context.Context, ids []any) ([]UserAct, error) {
+		return collectActs(db.query(ctx, `SELECT `+userActCols+` FROM ai_user_events INDEXED BY idx_ai_user_events_session_time
+			WHERE ai_session_id IN `+inList(len(ids))+` ORDER BY ai_session_id, timestamp, id`, ids...))
+	}, func(a UserAct) (SessionScope, UserAct) {
+		return SessionScope{Tool: a.Tool, Session: a.Session, Host: a.Host}, a
+	})
 }
 
 // SessionsSkillEvents returns the skill events of whole sessions, in time
@@ -97,44 +102,32 @@ func (db *DB) SessionsSkillEvents(ctx context.Context, scopes []SessionScope, li
 		k SessionScope
 		e SessionSkill
 	}
-	chunks := sessionChunks(scopes, db.batch)
-	got := make([][]scoped, len(chunks))
-	err := db.eachChunk(ctx, len(chunks), func(ctx context.Context, i int) error {
+	return readSessions(ctx, db, scopes, limit, func(ctx context.Context, ids []any) ([]scoped, error) {
 		rows, err := db.query(ctx, `SELECT ai_tool, ai_session_id, hostname, id, log_id, timestamp, skill_name,
 			COALESCE(skill_plugin, ''), COALESCE(skill_path, ''), event_kind, COALESCE(ai_agent_id, ''), COALESCE(ai_project, '')
 			FROM ai_skill_events INDEXED BY idx_ai_skill_events_session_time
-			WHERE ai_session_id IN `+inList(len(chunks[i]))+` ORDER BY ai_session_id, ai_tool, hostname, timestamp, id`, chunks[i]...)
+			WHERE ai_session_id IN `+inList(len(ids))+` ORDER BY ai_session_id, ai_tool, hostname, timestamp, id`, ids...)
 		if err != nil {
-			return queryFailed(err, "skill events")
+			return nil, queryFailed(err, "skill events")
 		}
 		defer rows.Close()
+		var out []scoped
 		for rows.Next() {
 			var r scoped
 			var tool, ts string
 			if err := rows.Scan(&tool, &r.k.Session, &r.k.Host, &r.e.ID, &r.e.LogID, &ts, &r.e.Skill, &r.e.Plugin, &r.e.Path,
 				&r.e.Kind, &r.e.Thread, &r.e.Project); err != nil {
-				return queryFailed(err, "skill events")
+				return nil, queryFailed(err, "skill events")
 			}
 			r.k.Tool = cortex.Tool(tool)
 			r.e.Timestamp = parseStoredTime(ts)
-			got[i] = append(got[i], r)
+			out = append(out, r)
 		}
 		if err := rows.Err(); err != nil {
-			return queryFailed(err, "skill events")
+			return nil, queryFailed(err, "skill events")
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	want := store.Wanted(scopes)
-	out := make(map[SessionScope][]SessionSkill, len(scopes))
-	for _, rs := range got {
-		for _, r := range rs {
-			store.PerSession(out, want, r.k, r.e, limit)
-		}
-	}
-	return out, nil
+		return out, nil
+	}, func(r scoped) (SessionScope, SessionSkill) { return r.k, r.e })
 }
 
 // SkillEventMeta returns a skill event's stored metadata (nil when none).
@@ -184,57 +177,40 @@ func sortWindow[T any](xs []T, key func(T) (time.Time, int64)) {
 	})
 }
 
-// SessionCallFactsMany returns the calls of many windows (at most limit
-// each, the first ones), in time order, from the session's call index
-// alone: no texts, status or exit code, and no failure line (the lenses
-// classify calls by their stored facts and read texts only for the calls
-// they show, see CallTextsByID, or whose facts are of other rules).
-func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit int) ([][]SessionCall, error) {
-	out := make([][]SessionCall, len(ws))
+// readWindows reads many windows, a chunk of them per statement (one: a
+// window's SELECT, see windowsSQL), the chunks side by side (eachChunk):
+// each window's rows in time order, at most limit. args gives a window's
+// arguments after its index; scan reads a row's window index and value.
+func readWindows[T any](ctx context.Context, db *DB, ws []CallWindow, limit int, one, what string,
+	args func(CallWindow) []any, scan func(*sql.Rows) (int, T, error), key func(T) (time.Time, int64)) ([][]T, error) {
+	out := make([][]T, len(ws))
 	sps := spans(len(ws), max(1, db.batch/2))
 	err := db.eachChunk(ctx, len(sps), func(ctx context.Context, i int) error {
 		sp := sps[i]
-		part := ws[sp[0]:sp[1]]
-		args := make([]any, 0, 8*len(part))
-		for i, w := range part {
-			from, to := "", "\xff"
-			if !w.From.IsZero() {
-				from = cortex.FormatTime(w.From)
-			}
-			if !w.To.IsZero() {
-				to = cortex.FormatTime(w.To)
-			}
-			threads := ""
-			if len(w.Threads) > 0 {
-				threads = "\x1f" + strings.Join(w.Threads, "\x1f") + "\x1f"
-			}
-			args = append(args, sp[0]+i, w.Scope.Session, string(w.Scope.Tool), w.Scope.Host, from, to, threads, threads)
+		var all []any
+		for j, w := range ws[sp[0]:sp[1]] {
+			all = append(append(all, sp[0]+j), args(w)...)
 		}
-		rows, err := db.query(ctx, windowsSQL(len(part), limit, callWindowSQL), args...)
+		rows, err := db.query(ctx, windowsSQL(sp[1]-sp[0], limit, one), all...)
 		if err != nil {
-			return queryFailed(err, "tool calls")
+			return queryFailed(err, what)
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var w int
-			var c SessionCall
-			var packed string
-			if err := rows.Scan(&w, &c.ID, &packed); err != nil {
-				return queryFailed(err, "tool calls")
+			w, x, err := scan(rows)
+			if err != nil {
+				return queryFailed(err, what)
 			}
 			if w < sp[0] || w >= sp[1] {
-				return queryFailed(fmt.Errorf("window %d out of its chunk", w), "tool calls")
+				return queryFailed(fmt.Errorf("window %d out of its chunk", w), what)
 			}
-			if err := unpackCallFacts(packed, &c); err != nil {
-				return queryFailed(err, "tool calls")
-			}
-			out[w] = append(out[w], c)
+			out[w] = append(out[w], x)
 		}
 		if err := rows.Err(); err != nil {
-			return queryFailed(err, "tool calls")
+			return queryFailed(err, what)
 		}
-		for _, cs := range out[sp[0]:sp[1]] {
-			sortWindow(cs, func(c SessionCall) (time.Time, int64) { return c.Timestamp, c.ID })
+		for _, xs := range out[sp[0]:sp[1]] {
+			sortWindow(xs, key)
 		}
 		return nil
 	})
@@ -242,6 +218,36 @@ func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit i
 		return nil, err
 	}
 	return out, nil
+}
+
+// SessionCallFactsMany returns the calls of many windows (at most limit
+// each, the first ones), in time order, from the session's call index
+// alone: no texts, status or exit code, and no failure line (the lenses
+// classify calls by their stored facts and read texts only for the calls
+// they show, see CallTextsByID, or whose facts are of other rules).
+func (db *DB) SessionCallFactsMany(ctx context.Context, ws []CallWindow, limit int) ([][]SessionCall, error) {
+	return readWindows(ctx, db, ws, limit, callWindowSQL, "tool calls", func(w CallWindow) []any {
+		from, to := "", "\xff"
+		if !w.From.IsZero() {
+			from = cortex.FormatTime(w.From)
+		}
+		if !w.To.IsZero() {
+			to = cortex.FormatTime(w.To)
+		}
+		threads := ""
+		if len(w.Threads) > 0 {
+			threads = "\x1f" + strings.Join(w.Threads, "\x1f") + "\x1f"
+		}
+		return []any{w.Scope.Session, string(w.Scope.Tool), w.Scope.Host, from, to, threads, threads}
+	}, func(rows *sql.Rows) (int, SessionCall, error) {
+		var w int
+		var c SessionCall
+		var packed string
+		if err := rows.Scan(&w, &c.ID, &packed); err != nil {
+			return 0, c, err
+		}
+		return w, c, unpackCallFacts(packed, &c)
+	}, func(c SessionCall) (time.Time, int64) { return c.Timestamp, c.ID })
 }
 
 // hookWindowSQL is one window of SessionHookRunsMany.
@@ -254,45 +260,15 @@ const hookWindowSQL = `SELECT ? AS w, id, COALESCE(log_id, 0), timestamp, hook_e
 // window's threads are ignored) whose status is not success or that
 // exited non-zero, in time order, at most limit per window (the first).
 func (db *DB) SessionHookRunsMany(ctx context.Context, ws []CallWindow, limit int) ([][]HookRun, error) {
-	out := make([][]HookRun, len(ws))
-	sps := spans(len(ws), max(1, db.batch/2))
-	err := db.eachChunk(ctx, len(sps), func(ctx context.Context, i int) error {
-		sp := sps[i]
-		part := ws[sp[0]:sp[1]]
-		args := make([]any, 0, 6*len(part))
-		for i, w := range part {
-			args = append(args, sp[0]+i, w.Scope.Session, string(w.Scope.Tool), w.Scope.Host,
-				cortex.FormatTime(w.From), cortex.FormatTime(w.To))
-		}
-		rows, err := db.query(ctx, windowsSQL(len(part), limit, hookWindowSQL), args...)
-		if err != nil {
-			return queryFailed(err, "hook events")
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var w int
-			var h HookRun
-			var ts string
-			var exit sql.NullInt64
-			if err := rows.Scan(&w, &h.ID, &h.LogID, &ts, &h.Event, &h.Name, &h.Status, &exit); err != nil {
-				return queryFailed(err, "hook events")
-			}
-			if w < sp[0] || w >= sp[1] {
-				return queryFailed(fmt.Errorf("window %d out of its chunk", w), "hook events")
-			}
-			h.Timestamp, h.ExitCode = parseStoredTime(ts), ptrInt64(exit)
-			out[w] = append(out[w], h)
-		}
-		if err := rows.Err(); err != nil {
-			return queryFailed(err, "hook events")
-		}
-		for _, hs := range out[sp[0]:sp[1]] {
-			sortWindow(hs, func(h HookRun) (time.Time, int64) { return h.Timestamp, h.ID })
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readWindows(ctx, db, ws, limit, hookWindowSQL, "hook events", func(w CallWindow) []any {
+		return []any{w.Scope.Session, string(w.Scope.Tool), w.Scope.Host, cortex.FormatTime(w.From), cortex.FormatTime(w.To)}
+	}, func(rows *sql.Rows) (int, HookRun, error) {
+		var w int
+		var h HookRun
+		var ts string
+		var exit sql.NullInt64
+		err := rows.Scan(&w, &h.ID, &h.LogID, &ts, &h.Event, &h.Name, &h.Status, &exit)
+		h.Timestamp, h.ExitCode = parseStoredTime(ts), ptrInt64(exit)
+		return w, h, err
+	}, func(h HookRun) (time.Time, int64) { return h.Timestamp, h.ID })
 }

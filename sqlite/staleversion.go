@@ -13,14 +13,24 @@ import "strings"
 // the first takes the current version as its argument).
 var staleSides = [3]string{"v IS NULL", "v < ?", "v > ?"}
 
+// staleSelects returns, per side, "SELECT what FROM from WHERE where AND
+// side" for the version column col (where may be "").
+func staleSelects(what, from, where, col string) []string {
+	parts := make([]string, len(staleSides))
+	for i, side := range staleSides {
+		parts[i] = `SELECT ` + what + ` FROM ` + from + ` WHERE ` + conj(where, strings.Replace(side, "v", col, 1))
+	}
+	return parts
+}
+
 // staleExistsSQL returns a statement whose one value is 1 when a row of
 // from (a table with its INDEXED BY clause) that matches where (a
 // condition, or "") has a version column col other than the argument
 // (given twice).
 func staleExistsSQL(from, where, col string) string {
-	parts := make([]string, len(staleSides))
-	for i, side := range staleSides {
-		parts[i] = `EXISTS(SELECT 1 FROM ` + from + ` WHERE ` + conj(where, strings.Replace(side, "v", col, 1)) + `)`
+	parts := staleSelects("1", from, where, col)
+	for i, p := range parts {
+		parts[i] = `EXISTS(` + p + `)`
 	}
 	return `SELECT ` + strings.Join(parts, " OR ")
 }
@@ -30,11 +40,8 @@ func staleExistsSQL(from, where, col string) string {
 // is other than the current version, after an id. Arguments: after,
 // version, after, version, after, limit.
 func staleIDsSQL(from, where, col string) string {
-	parts := make([]string, len(staleSides))
-	for i, side := range staleSides {
-		parts[i] = `SELECT id FROM ` + from + ` WHERE ` + conj(where, strings.Replace(side, "v", col, 1)) + ` AND id > ?`
-	}
-	return `SELECT id FROM (` + strings.Join(parts, " UNION ALL ") + `) ORDER BY id LIMIT ?`
+	parts := staleSelects("id", from, where, col)
+	return `SELECT id FROM (` + strings.Join(parts, " AND id > ? UNION ALL ") + ` AND id > ?) ORDER BY id LIMIT ?`
 }
 
 // staleIDsArgs are the arguments of staleIDsSQL.
