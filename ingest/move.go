@@ -35,16 +35,10 @@ type moves struct {
 	// candidate's path is checked when a new file's head matches it, not
 	// every known path up front (a store of 40,000 files took 40,000 stats
 	// per scan that found one new file).
-	byHead map[string][]movable
+	byHead map[string][]cortex.Source
 	built  bool
 	taken  map[int64]bool
 	lstat  func(string) (fs.FileInfo, error)
-}
-
-// movable is a known source a new path may be: its path and checkpoint.
-type movable struct {
-	path string
-	src  cortex.Source
 }
 
 func newMoves(sources map[string]cortex.Source, files []candidate) *moves {
@@ -62,12 +56,12 @@ func (m *moves) find(c candidate) (cortex.Source, bool) {
 	}
 	if !m.built {
 		m.built = true
-		m.byHead = map[string][]movable{}
+		m.byHead = map[string][]cortex.Source{}
 		for path, s := range m.sources {
 			if s.HeadHash == "" || m.present[path] || s.Kind == KindUnsupported || s.Kind == KindEmpty {
 				continue
 			}
-			m.byHead[s.HeadHash] = append(m.byHead[s.HeadHash], movable{path, s})
+			m.byHead[s.HeadHash] = append(m.byHead[s.HeadHash], s)
 		}
 	}
 	if len(m.byHead) == 0 {
@@ -77,12 +71,11 @@ func (m *moves) find(c candidate) (cortex.Source, bool) {
 	if err != nil {
 		return cortex.Source{}, false // the worker reports the file's error
 	}
-	for _, k := range m.byHead[headHash(head)] {
-		s := k.src
+	for _, s := range m.byHead[headHash(head)] {
 		if m.taken[s.ID] || c.format != "" && string(c.format) != s.Kind {
 			continue
 		}
-		if _, err := m.lstat(k.path); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := m.lstat(s.Path); !errors.Is(err, fs.ErrNotExist) {
 			continue // still there: c is a copy
 		}
 		m.taken[s.ID] = true

@@ -8,7 +8,7 @@ import (
 
 // Opaque blobs in records: base64 images pasted into a conversation or
 // read by a tool, thinking-block signatures, encrypted reasoning. They are
-// a seventh of a transcript's bytes and, as they do not compress, nearly
+// an eighth of a transcript's bytes and, as they do not compress, nearly
 // half of its stored raw records, yet nothing reads them: no parser, lens
 // or view decodes them, the full-text index leaves them out (see
 // SearchText), and a secret in a screenshot is beyond any redaction rule.

@@ -15,11 +15,12 @@ const SearchTextVersion = 2
 // tool outputs and arguments, attachments, hook output, subagent progress,
 // thinking — whatever the record's type, except the file snapshots and
 // copies in a Claude tool result's structured copy (see
-// copiedResultField). String values that hold JSON are read as JSON. Left out are values that only identify or time things and
-// would fill the index with unique tokens: UUIDs, timestamps, and
-// base64-like blobs (images, signatures, encrypted reasoning) and the
-// markers that replace them in stored records (see ElideBlobs). A record
-// that is not JSON is indexed as it is.
+// copiedResultField). String values that hold JSON are read as JSON.
+// Left out are values that only identify or time things and would fill
+// the index with unique tokens: UUIDs, timestamps, base64-like blobs
+// (images, signatures, encrypted reasoning) and the markers that replace
+// them in stored records (see ElideBlobs). A record that is not JSON is
+// indexed as it is.
 func SearchText(dst, raw []byte) []byte {
 	var p fastjson.Parser
 	v, err := p.ParseBytes(raw)
@@ -55,11 +56,7 @@ func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
 	case fastjson.TypeObject:
 		v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
 			if string(k) == "toolUseResult" && x.Type() == fastjson.TypeObject {
-				x.GetObject().Visit(func(k []byte, y *fastjson.Value) {
-					if !copiedResultField[string(k)] {
-						dst = searchValue(dst, y, depth+2)
-					}
-				})
+				dst = searchFields(dst, x, depth+1, copiedResultField)
 				return
 			}
 			dst = searchValue(dst, x, depth+1)
@@ -96,6 +93,17 @@ func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
 var copiedResultField = map[string]bool{
 	"originalFile": true, "originalFileContents": true, "file": true, "oldString": true, "newString": true,
 	"filenames": true, "oldTodos": true, "newTodos": true,
+}
+
+// searchFields appends the search text of an object's fields but the
+// skipped ones.
+func searchFields(dst []byte, v *fastjson.Value, depth int, skip map[string]bool) []byte {
+	v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
+		if !skip[string(k)] {
+			dst = searchValue(dst, x, depth+1)
+		}
+	})
+	return dst
 }
 
 func appendLine(dst, s []byte) []byte {
