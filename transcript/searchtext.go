@@ -6,8 +6,10 @@ import (
 	"github.com/valyala/fastjson"
 )
 
-// SearchTextVersion is bumped when what SearchText extracts changes: a
-// search index built from another version's text is rebuilt.
+// SearchTextVersion is bumped when what SearchText extracts changes what a
+// search finds: a search index built from another version's text is
+// rebuilt. Leaving out repeats (saidBefore) did not bump it: an index with
+// them finds the same rows, and rebuilding a large store's costs minutes.
 const SearchTextVersion = 2
 
 // SearchText appends to dst what a stored record says, for the full-text
@@ -19,7 +21,8 @@ const SearchTextVersion = 2
 // Left out are values that only identify or time things and would fill
 // the index with unique tokens: UUIDs, timestamps, base64-like blobs
 // (images, signatures, encrypted reasoning) and the markers that replace
-// them in stored records (see ElideBlobs). A record that is not JSON is
+// them in stored records (see ElideBlobs), and a long value the record's
+// text already holds (see saidBefore). A record that is not JSON is
 // indexed as it is.
 func SearchText(dst, raw []byte) []byte {
 	var p fastjson.Parser
@@ -27,7 +30,9 @@ func SearchText(dst, raw []byte) []byte {
 	if err != nil {
 		return appendLine(dst, raw)
 	}
-	return searchValue(dst, v, 0)
+	w := textWalker{dst: dst, start: len(dst), budget: 64 << 10}
+	w.value(v, 0)
+	return w.dst
 }
 
 // RecordSearchText is what a stored row is found by, in both stores: every
@@ -48,37 +53,78 @@ func RecordSearchText(transcript bool, raw []byte, message string) []byte {
 // JSON inside strings adds one each time).
 const maxSearchDepth = 64
 
-func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
+// textWalker gathers a record's search text.
+type textWalker struct {
+	dst    []byte
+	start  int // where the record's text starts in dst
+	budget int // bytes saidBefore may still search
+}
+
+func (w *textWalker) value(v *fastjson.Value, depth int) {
 	if depth > maxSearchDepth {
-		return dst
+		return
 	}
 	switch v.Type() {
 	case fastjson.TypeObject:
 		v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
 			if string(k) == "toolUseResult" && x.Type() == fastjson.TypeObject {
-				dst = searchFields(dst, x, depth+1, copiedResultField)
+				x.GetObject().Visit(func(k []byte, y *fastjson.Value) {
+					if !copiedResultField[string(k)] {
+						w.value(y, depth+2)
+					}
+				})
 				return
 			}
-			dst = searchValue(dst, x, depth+1)
+			w.value(x, depth+1)
 		})
 	case fastjson.TypeArray:
 		for _, x := range v.GetArray() {
-			dst = searchValue(dst, x, depth+1)
+			w.value(x, depth+1)
 		}
 	case fastjson.TypeString:
 		s := v.GetStringBytes()
 		if len(s) == 0 || identifier(s) || ElidedBlob(s) {
-			return dst
+			return
 		}
-		if t := bytes.TrimSpace(s); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		t := bytes.TrimSpace(s)
+		if len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
 			var q fastjson.Parser
 			if inner, err := q.ParseBytes(t); err == nil {
-				return searchValue(dst, inner, depth+1)
+				w.value(inner, depth+1)
+				return
 			}
 		}
-		return appendLine(dst, s)
+		if w.saidBefore(t) {
+			return
+		}
+		w.dst = appendLine(w.dst, s)
 	}
-	return dst
+}
+
+// minRepeat is the shortest value saidBefore looks for: shorter ones cost
+// the index little and are often legitimately said twice.
+const minRepeat = 64
+
+// saidBefore reports whether the record's text gathered so far already
+// holds s. Records repeat themselves: a Claude command's result says its
+// output in the message and again as the structured copy's stdout (and a
+// subagent's answer as its content); a Codex command's end event holds the
+// same output as stdout, aggregated_output and formatted_output. A second
+// copy finds nothing the first does not, and was a twentieth of the
+// indexed text. Only values of minRepeat bytes or more are looked for, and
+// each earns 8 bytes of search per byte (past a first 64 KB), which keeps
+// SearchText linear in the record's size.
+func (w *textWalker) saidBefore(s []byte) bool {
+	if len(s) < minRepeat {
+		return false
+	}
+	w.budget += 8 * len(s)
+	said := w.dst[w.start:]
+	if len(said) < len(s) || len(said) > w.budget {
+		return false
+	}
+	w.budget -= len(said)
+	return bytes.Contains(said, s)
 }
 
 // copiedResultField names the fields of a Claude tool result's structured
@@ -93,17 +139,6 @@ func searchValue(dst []byte, v *fastjson.Value, depth int) []byte {
 var copiedResultField = map[string]bool{
 	"originalFile": true, "originalFileContents": true, "file": true, "oldString": true, "newString": true,
 	"filenames": true, "oldTodos": true, "newTodos": true,
-}
-
-// searchFields appends the search text of an object's fields but the
-// skipped ones.
-func searchFields(dst []byte, v *fastjson.Value, depth int, skip map[string]bool) []byte {
-	v.GetObject().Visit(func(k []byte, x *fastjson.Value) {
-		if !skip[string(k)] {
-			dst = searchValue(dst, x, depth+1)
-		}
-	})
-	return dst
 }
 
 func appendLine(dst, s []byte) []byte {

@@ -2,7 +2,11 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fastjson"
@@ -39,7 +43,7 @@ func TestSearchTextLeavesOutFileSnapshots(t *testing.T) {
 			var outputs [][]byte
 			for _, k := range []string{"stdout", "stderr"} {
 				if o := tur.Get(k); o != nil {
-					outputs = append(outputs, searchValue(nil, o, 0))
+					outputs = append(outputs, bytes.TrimSpace(SearchText(nil, o.MarshalTo(nil))))
 				}
 			}
 			// The copied fields add nothing: the record without them is
@@ -55,13 +59,15 @@ func TestSearchTextLeavesOutFileSnapshots(t *testing.T) {
 				t.Fatalf("%s:%d: a file snapshot or copy is indexed", f.Rel, l.No)
 			}
 			for _, o := range outputs {
-				if !bytes.Contains(text, o) {
-					t.Fatalf("%s:%d: a command's output is not indexed", f.Rel, l.No)
+				for _, ol := range bytes.Split(o, []byte("\n")) {
+					if !bytes.Contains(text, bytes.TrimSpace(ol)) {
+						t.Fatalf("%s:%d: a command's output is not indexed: %q", f.Rel, l.No, ol)
+					}
 				}
 			}
 			for _, h := range tur.GetArray("structuredPatch") {
 				for _, pl := range h.GetArray("lines") {
-					if s := pl.GetStringBytes(); len(s) > 0 && !lines[string(s)] {
+					if s := pl.GetStringBytes(); len(s) > 0 && !lines[string(s)] && !bytes.Contains(text, bytes.TrimSpace(s)) {
 						t.Fatalf("%s:%d: a patch line %q is not indexed", f.Rel, l.No, s)
 					}
 					kept++
@@ -72,5 +78,96 @@ func TestSearchTextLeavesOutFileSnapshots(t *testing.T) {
 	t.Logf("%d file snapshots left out, %d patch lines kept", snapshots, kept)
 	if snapshots == 0 || kept == 0 {
 		t.Fatalf("%d snapshots, %d patch lines: the corpus should have both", snapshots, kept)
+	}
+}
+
+// A long value the record's text already holds is indexed once; short
+// values and values said only once are all kept.
+func TestSearchTextSaysARepeatOnce(t *testing.T) {
+	out := strings.Repeat("ok  \tgithub.com/acme/widget/store\t0.412s\n", 3)
+	outJSON, _ := json.Marshal(out)
+	tests := []struct {
+		name, record string
+		want         map[string]int // substring → times in the text
+	}{
+		{"claude command: result text and the structured copy's stdout",
+			`{"type":"user","message":{"content":[{"type":"tool_result","content":` + string(outJSON) + `}]},"toolUseResult":{"stdout":` + string(outJSON) + `,"stderr":""}}`,
+			map[string]int{"acme/widget/store\t0.412s": 3}},
+		{"codex command end: stdout, aggregated_output and formatted_output",
+			`{"type":"event_msg","payload":{"type":"exec_command_end","stdout":` + string(outJSON) + `,"aggregated_output":` + string(outJSON) + `,"formatted_output":` + string(outJSON) + `}}`,
+			map[string]int{"acme/widget/store\t0.412s": 3}},
+		{"a repeat inside a longer value is left out",
+			`{"a":"before ` + strings.TrimSuffix(out, "\n") + ` after","b":` + string(outJSON) + `}`,
+			map[string]int{"acme/widget/store\t0.412s": 3, "before": 1, "after": 1}},
+		{"short values are kept however often said",
+			`{"a":"go test ./...","b":"go test ./...","c":["go test ./...","go test ./..."]}`,
+			map[string]int{"go test ./...": 4}},
+		{"different long values are all kept",
+			`{"a":"` + strings.Repeat("first value ", 8) + `","b":"` + strings.Repeat("second value ", 8) + `"}`,
+			map[string]int{"first value": 8, "second value": 8}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := string(SearchText(nil, []byte(tc.record)))
+			for s, n := range tc.want {
+				if got := strings.Count(text, s); got != n {
+					t.Errorf("%q is in the text %d times, want %d:\n%s", s, got, n, text)
+				}
+			}
+		})
+	}
+}
+
+// Leaving repeats out loses nothing: on every record of the real corpus,
+// every line of the text with repeats kept is in the text indexed.
+func TestSearchTextRepeatsLoseNothing(t *testing.T) {
+	var full, kept int
+	for _, f := range corpusFiles(t, true) {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p fastjson.Parser
+		eachLine(t, data, func(l Line) {
+			v, err := p.ParseBytes(l.Data)
+			if err != nil {
+				return
+			}
+			all := textWalker{budget: math.MinInt / 2} // never finds room to look for a repeat
+			all.value(v, 0)
+			text := SearchText(nil, l.Data)
+			full += len(all.dst)
+			kept += len(text)
+			for _, line := range bytes.Split(all.dst, []byte("\n")) {
+				if line = bytes.TrimSpace(line); len(line) > 0 && !bytes.Contains(text, line) {
+					t.Fatalf("%s:%d: %q is not indexed", f.Rel, l.No, line)
+				}
+			}
+		})
+	}
+	t.Logf("indexed text %d → %d bytes (%.1f%% repeats left out)", full, kept, 100*float64(full-kept)/float64(full))
+	if kept >= full {
+		t.Fatalf("no repeat left out of the real corpus's %d bytes of text", full)
+	}
+}
+
+// A record of many long values that repeat a long text stays linear: the
+// search for repeats has a budget.
+func BenchmarkSearchTextRepeats(b *testing.B) {
+	val := strings.Repeat("x", 100)
+	var rec strings.Builder
+	rec.WriteString(`{"big":"` + strings.Repeat("some long text of a tool's output ", 30000) + `","many":[`)
+	for i := range 20000 {
+		if i > 0 {
+			rec.WriteByte(',')
+		}
+		rec.WriteString(`"` + val + strconv.Itoa(i) + `"`)
+	}
+	rec.WriteString(`]}`)
+	raw := []byte(rec.String())
+	b.SetBytes(int64(len(raw)))
+	var dst []byte
+	for b.Loop() {
+		dst = SearchText(dst[:0], raw)
 	}
 }
