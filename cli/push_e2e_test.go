@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/cortexhq/cortex/internal/testpg"
 	"github.com/cortexhq/cortex/internal/teststore"
+	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/store"
 )
@@ -83,17 +85,7 @@ func localDigest(t *testing.T, path string) digest {
 			d[tb.Name] = localLogsDigest(t, path, db)
 			continue
 		}
-		expr := digestExpr(t, tb.Name, "", "char(31)")
-		rows, err := db.Query(`SELECT id, ` + expr + ` FROM ` + tb.Name + ` ORDER BY id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, sum, err := hashRows(rows, 0)
-		rows.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d[tb.Name] = fmt.Sprintf("%d rows %s", n, sum)
+		d[tb.Name] = localTableDigest(t, db, tb.Name)
 	}
 	// The skill bodies the events show.
 	rows, err := db.Query(`SELECT sha256, bytes || char(31) || lines || char(31) || complete || char(31) || first_seen || char(31) || body
@@ -104,6 +96,61 @@ func localDigest(t *testing.T, path string) digest {
 	defer rows.Close()
 	d[bodiesKey] = hashBodies(t, rows)
 	return d
+}
+
+// localTableDigest is digestExpr's digest of a SQLite table, read value by
+// value: a tool call's previews may be stored compressed (a zstd frame),
+// which the digest reads decompressed, as the team store holds them.
+func localTableDigest(t *testing.T, db *sql.DB, table string) string {
+	t.Helper()
+	digestExpr(t, table, "", "") // the table has digest columns
+	cols := digestCols[table]
+	rows, err := db.Query(`SELECT id, ` + strings.Join(cols, ", ") + ` FROM ` + table + ` ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	codec, err := rawcodec.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	n := 0
+	for rows.Next() {
+		var id int64
+		vals := make([]any, len(cols))
+		ptrs := []any{&id}
+		for i := range vals {
+			ptrs = append(ptrs, &vals[i])
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		texts := make([]string, len(vals))
+		for i, v := range vals {
+			switch x := v.(type) {
+			case int64:
+				texts[i] = strconv.FormatInt(x, 10)
+			case string:
+				texts[i] = x
+			case []byte:
+				plain, err := codec.Decode(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[i] = string(plain)
+			case nil:
+			default:
+				t.Fatalf("%s.%s: a %T value", table, cols[i], v)
+			}
+		}
+		fmt.Fprintf(h, "%d\x00%s\x01", id, strings.Join(texts, "\x1f"))
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%d rows %s", n, hex.EncodeToString(h.Sum(nil)))
 }
 
 // bodiesKey is the skill bodies' entry of a digest.

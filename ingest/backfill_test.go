@@ -13,6 +13,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/cortexhq/cortex/rawcodec"
 	"github.com/cortexhq/cortex/sqlite"
 	"github.com/cortexhq/cortex/toolcall"
 	"github.com/cortexhq/cortex/voice"
@@ -367,9 +368,13 @@ func TestStaleCallFactsAreDerivedAgainOnIndex(t *testing.T) {
 	db, path := openDB(t)
 	index(t, db, Options{Paths: []string{dir}, Workers: 1})
 	raw := rawDB(t, path)
+	codec, err := rawcodec.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	facts := func() map[int64]string {
-		rows, err := raw.Query(`SELECT id, tool_name, status, COALESCE(is_error, 0), exit_code, COALESCE(arguments_json, ''),
-			COALESCE(output_preview, ''), COALESCE(error_text, ''), class, COALESCE(why, ''), op, loads_skill,
+		rows, err := raw.Query(`SELECT id, tool_name, status, COALESCE(is_error, 0), exit_code, arguments_json,
+			output_preview, COALESCE(error_text, ''), class, COALESCE(why, ''), op, loads_skill,
 			COALESCE(facts_version, 0) FROM ai_mcp_events ORDER BY id`)
 		if err != nil {
 			t.Fatal(err)
@@ -382,10 +387,12 @@ func TestStaleCallFactsAreDerivedAgainOnIndex(t *testing.T) {
 			var isErr, loads, version int
 			var exit sql.NullInt64
 			var f toolcall.Facts
-			if err := rows.Scan(&id, &c.ToolName, &c.Status, &isErr, &exit, &c.Arguments, &c.Output, &c.ErrorText, &f.Class, &f.Why,
+			var args, output []byte // stored compressed or as text (see sqlite's packText)
+			if err := rows.Scan(&id, &c.ToolName, &c.Status, &isErr, &exit, &args, &output, &c.ErrorText, &f.Class, &f.Why,
 				&f.Op, &loads, &version); err != nil {
 				t.Fatal(err)
 			}
+			c.Arguments, c.Output = unpacked(t, codec, args), unpacked(t, codec, output)
 			c.IsError, f.LoadsSkill = isErr == 1, loads == 1
 			if exit.Valid {
 				c.ExitCode = &exit.Int64
@@ -453,4 +460,15 @@ func staleThenIndex(t *testing.T, db *sqlite.DB, path, dir, corrupt string, want
 	if again := index(t, db, Options{Paths: []string{dir}, Workers: 1}); again.Backfilled != nil {
 		t.Errorf("the refresh ran twice: %+v", again.Backfilled)
 	}
+}
+
+// unpacked is a stored tool call text as it was written: a zstd frame
+// decompressed, a text as it is.
+func unpacked(t *testing.T, codec *rawcodec.Codec, v []byte) string {
+	t.Helper()
+	out, err := codec.Decode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

@@ -19,14 +19,15 @@ type CallFacts struct {
 
 // factsInputCols are the columns the facts of a call are derived from (see
 // scanFactsInput).
-const factsInputCols = `tool_name, status, COALESCE(is_error, 0), exit_code, COALESCE(arguments_json, ''),
-	COALESCE(output_preview, ''), COALESCE(error_text, '')`
+const factsInputCols = `tool_name, status, COALESCE(is_error, 0), exit_code, arguments_json, output_preview,
+	COALESCE(error_text, '')`
 
 // scanFactsInput reads an id and factsInputCols.
-func scanFactsInput(row scanner, id *int64, c *toolcall.Call) error {
+func (db *DB) scanFactsInput(row scanner, id *int64, c *toolcall.Call) error {
 	var isErr int
 	var exit sql.NullInt64
-	if err := row.Scan(id, &c.ToolName, &c.Status, &isErr, &exit, &c.Arguments, &c.Output, &c.ErrorText); err != nil {
+	if err := row.Scan(id, &c.ToolName, &c.Status, &isErr, &exit, db.packedText(&c.Arguments), db.packedText(&c.Output),
+		&c.ErrorText); err != nil {
 		return err
 	}
 	c.IsError, c.ExitCode = isErr == 1, ptrInt64(exit)
@@ -62,7 +63,7 @@ func (db *DB) StaleCallFacts(ctx context.Context, version int, after int64, limi
 	var out []StaleCall
 	for rows.Next() {
 		var c StaleCall
-		if err := scanFactsInput(rows, &c.ID, &c.Call); err != nil {
+		if err := db.scanFactsInput(rows, &c.ID, &c.Call); err != nil {
 			return nil, queryFailed(err, "tool calls")
 		}
 		out = append(out, c)
@@ -100,7 +101,7 @@ func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]CallTex
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := db.query(ctx, `SELECT id, status, exit_code, COALESCE(arguments_json, ''), COALESCE(output_preview, ''),
+		rows, err := db.query(ctx, `SELECT id, status, exit_code, arguments_json, output_preview,
 			COALESCE(error_text, ''), COALESCE(why, '') FROM ai_mcp_events WHERE id IN (`+
 			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
 		if err != nil {
@@ -110,7 +111,8 @@ func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]CallTex
 			var id int64
 			var t CallTexts
 			var exit sql.NullInt64
-			if err := rows.Scan(&id, &t.Status, &exit, &t.Arguments, &t.Output, &t.ErrorText, &t.Why); err != nil {
+			if err := rows.Scan(&id, &t.Status, &exit, db.packedText(&t.Arguments), db.packedText(&t.Output), &t.ErrorText,
+				&t.Why); err != nil {
 				rows.Close()
 				return nil, queryFailed(err, "tool calls")
 			}

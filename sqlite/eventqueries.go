@@ -129,7 +129,7 @@ func (db *DB) SkillSummaries(ctx context.Context, p cortex.SkillEventParams) (co
 func (db *DB) ToolEvents(ctx context.Context, p cortex.ToolEventParams) (cortex.EventList[cortex.ToolEventRow], error) {
 	w := part(sqlpart.ToolEvents(p))
 	return listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+`
-		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, scanToolEvent,
+		FROM ai_mcp_events WHERE 1=1`+w.sql()+` ORDER BY timestamp DESC, id DESC LIMIT ?`, w.args, p.Limit, db.scanToolEvent,
 		func(r cortex.ToolEventRow) cortex.Cursor { return sqlpart.RowCursor(r.Timestamp, r.ID) })
 }
 

@@ -422,7 +422,7 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		}
 		args := make([]any, 0, 30*len(part))
 		for j := range part {
-			args = append(args, part[j].sqlArgs()...)
+			args = append(args, part[j].sqlArgs(w.db)...)
 			c.Merged += int64(part[j].merged)
 		}
 		rows, err := st.QueryContext(ctx, args...)
@@ -489,7 +489,7 @@ func (w *importTx) refreshFacts(ids []int64) error {
 		for rows.Next() {
 			var f CallFacts
 			var c toolcall.Call
-			if err := scanFactsInput(rows, &f.ID, &c); err != nil {
+			if err := w.db.scanFactsInput(rows, &f.ID, &c); err != nil {
 				rows.Close()
 				return fmt.Errorf("derive call facts: %w", err)
 			}
@@ -639,11 +639,11 @@ func anyp[T any](p *T) any {
 	return *p
 }
 
-func (v *toolVals) sqlArgs() []any {
+func (v *toolVals) sqlArgs(db *DB) []any {
 	f := v.facts()
 	return []any{anyp(v.callLog), anyp(v.resultLog), v.tool, nullStr(v.project), nullStr(v.session), v.host, v.ts,
 		anyp(v.callTS), anyp(v.resultTS), anyp(v.turn), v.callID, v.toolName, anyp(v.server), anyp(v.mcpTool), v.eventKind,
-		anyp(v.resultKind), v.status, anyp(v.duration), nullBool(v.isErr), nullInt(v.exit), anyp(v.args), anyp(v.out),
+		anyp(v.resultKind), v.status, anyp(v.duration), nullBool(v.isErr), nullInt(v.exit), db.packText(v.args), db.packText(v.out),
 		anyp(v.errText), metaJSON(v.meta), nullStr(v.thread), f.Class, nullStr(f.Why), f.Op, boolInt(f.LoadsSkill),
 		toolcall.Version}
 }

@@ -194,8 +194,8 @@ func (db *DB) SessionsBetween(ctx context.Context, f SessionFilter) ([]SessionSp
 const hookToolEventCols = `id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
 	COALESCE(ai_session_id, ''), hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''),
 	COALESCE(turn_id, ''), call_id, tool_name, COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind,
-	COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, COALESCE(arguments_json, ''),
-	COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json`
+	COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, arguments_json, output_preview,
+	COALESCE(error_text, ''), metadata_json`
 
 // SessionToolEvents returns the tool calls of a session in [from, to] (only
 // those classified MCP when mcpOnly), in time order, at most limit.
@@ -219,7 +219,8 @@ func (db *DB) SessionToolEvents(ctx context.Context, s SessionScope, from, to ti
 		var meta sql.NullString
 		if err := rows.Scan(&r.ID, &callLog, &resultLog, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp,
 			&r.CallTimestamp, &r.ResultTimestamp, &r.TurnID, &r.CallID, &r.ToolName, &r.MCPServer, &r.MCPTool, &r.EventKind,
-			&r.ResultKind, &r.Status, &duration, &isErr, &exit, &r.ArgumentsJSON, &r.OutputPreview, &r.ErrorText, &meta); err != nil {
+			&r.ResultKind, &r.Status, &duration, &isErr, &exit, db.packedText(&r.ArgumentsJSON), db.packedText(&r.OutputPreview),
+			&r.ErrorText, &meta); err != nil {
 			return nil, queryFailed(err, "tool calls")
 		}
 		r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)

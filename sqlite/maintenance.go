@@ -211,7 +211,11 @@ func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool)
 			for rows.Next() {
 				var id int64
 				var v string
-				if err := rows.Scan(&id, &v); err != nil {
+				var dst any = &v
+				if packed(c.table, c.column) {
+					dst = db.packedText(&v)
+				}
+				if err := rows.Scan(&id, dst); err != nil {
 					rows.Close()
 					return changed, queryFailed(err, c.table)
 				}
@@ -238,7 +242,11 @@ func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool)
 						set += ", facts_version = NULL" // derived from the old text: derived again
 					}
 					for _, u := range ups {
-						if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET %s WHERE %s = ?`, c.table, set, c.key), u.val, u.id); err != nil {
+						var val any = u.val
+						if packed(c.table, c.column) {
+							val = db.packString(u.val)
+						}
+						if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET %s WHERE %s = ?`, c.table, set, c.key), val, u.id); err != nil {
 							return err
 						}
 					}

@@ -132,17 +132,18 @@ func (db *DB) SessionAssistantRows(ctx context.Context, s SessionScope, from, to
 const toolEventCols = `id, call_log_id, result_log_id, ai_tool, COALESCE(ai_project, ''),
 	COALESCE(ai_session_id, ''), hostname, timestamp, COALESCE(call_timestamp, ''), COALESCE(result_timestamp, ''),
 	COALESCE(turn_id, ''), call_id, tool_name, COALESCE(mcp_server, ''), COALESCE(mcp_tool, ''), event_kind,
-	COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, COALESCE(arguments_json, ''),
-	COALESCE(output_preview, ''), COALESCE(error_text, ''), metadata_json`
+	COALESCE(result_kind, ''), status, duration_ms, is_error, exit_code, arguments_json, output_preview,
+	COALESCE(error_text, ''), metadata_json`
 
-func scanToolEvent(rows *sql.Rows) (cortex.ToolEventRow, error) {
+func (db *DB) scanToolEvent(rows *sql.Rows) (cortex.ToolEventRow, error) {
 	var r cortex.ToolEventRow
 	var tool string
 	var callLog, resultLog, duration, isErr, exit sql.NullInt64
 	var meta sql.NullString
 	err := rows.Scan(&r.ID, &callLog, &resultLog, &tool, &r.Project, &r.SessionID, &r.Hostname, &r.Timestamp,
 		&r.CallTimestamp, &r.ResultTimestamp, &r.TurnID, &r.CallID, &r.ToolName, &r.MCPServer, &r.MCPTool, &r.EventKind,
-		&r.ResultKind, &r.Status, &duration, &isErr, &exit, &r.ArgumentsJSON, &r.OutputPreview, &r.ErrorText, &meta)
+		&r.ResultKind, &r.Status, &duration, &isErr, &exit, db.packedText(&r.ArgumentsJSON), db.packedText(&r.OutputPreview),
+		&r.ErrorText, &meta)
 	r.Tool, r.Metadata = cortex.Tool(tool), decodeMeta(meta)
 	r.CallLogID, r.ResultLogID, r.DurationMS, r.ExitCode = ptrInt64(callLog), ptrInt64(resultLog), ptrInt64(duration), ptrInt64(exit)
 	if isErr.Valid {
@@ -155,6 +156,6 @@ func scanToolEvent(rows *sql.Rows) (cortex.ToolEventRow, error) {
 // ToolEventsByID returns stored tool calls (call and result merged) by id,
 // in time order.
 func (db *DB) ToolEventsByID(ctx context.Context, ids []int64) ([]cortex.ToolEventRow, error) {
-	return readByIDs(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events`, ids, scanToolEvent,
+	return readByIDs(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events`, ids, db.scanToolEvent,
 		func(r cortex.ToolEventRow) (string, int64) { return r.Timestamp, r.ID })
 }

@@ -83,10 +83,32 @@ func (db *DB) ExportRows(ctx context.Context, t store.Table, afterID, upTo int64
 	if err != nil {
 		return nil, queryFailed(err, t.Name)
 	}
-	if err := db.exportRaw(ctx, t, out); err != nil {
+	if err := db.exportDecoded(ctx, t, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// exportDecoded gives exported rows what their stored values say: packed
+// texts decoded (see packText), raw records per record (see exportRaw).
+func (db *DB) exportDecoded(ctx context.Context, t store.Table, rows [][]any) error {
+	for _, c := range packedColumns[t.Name] {
+		i := t.Index(c)
+		if i < 0 {
+			continue
+		}
+		for _, r := range rows {
+			if r[i] == nil {
+				continue
+			}
+			s, err := unpackText(db.codec, r[i])
+			if err != nil {
+				return queryFailed(err, t.Name)
+			}
+			r[i] = s
+		}
+	}
+	return db.exportRaw(ctx, t, rows)
 }
 
 // exportRaw gives the rows of a table with a raw column their records as
@@ -177,7 +199,7 @@ func (db *DB) ExportRowsByID(ctx context.Context, t store.Table, ids []int64, sk
 		if err != nil {
 			return nil, queryFailed(err, t.Name)
 		}
-		if err := db.exportRaw(ctx, t, part); err != nil {
+		if err := db.exportDecoded(ctx, t, part); err != nil {
 			return nil, err
 		}
 		out = append(out, part...)

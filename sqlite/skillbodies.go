@@ -148,7 +148,7 @@ func (db *DB) CallResults(ctx context.Context, s SessionScope, callLogIDs []int6
 	for _, id := range callLogIDs {
 		args = append(args, id)
 	}
-	rows, err := db.query(ctx, `SELECT call_log_id, result_log_id, COALESCE(arguments_json, '') FROM ai_mcp_events
+	rows, err := db.query(ctx, `SELECT call_log_id, result_log_id, arguments_json FROM ai_mcp_events
 		INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND result_log_id IS NOT NULL AND call_log_id IN (`+
 		marks(len(callLogIDs))+`)`, args...)
@@ -159,7 +159,7 @@ func (db *DB) CallResults(ctx context.Context, s SessionScope, callLogIDs []int6
 	for rows.Next() {
 		var c int64
 		var r CallResult
-		if err := rows.Scan(&c, &r.ResultLogID, &r.Arguments); err != nil {
+		if err := rows.Scan(&c, &r.ResultLogID, db.packedText(&r.Arguments)); err != nil {
 			return nil, queryFailed(err, "tool calls")
 		}
 		out[c] = r

@@ -150,7 +150,7 @@ func (db *DB) KnownSkillNames(ctx context.Context) (map[string]bool, error) {
 // with their texts and stored facts.
 func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]SessionCall, error) {
 	q, args := sqlpart.SessionRange(`SELECT `+callCols+`, call_id, COALESCE(ai_agent_id, ''), COALESCE(turn_id, ''),
-		COALESCE(arguments_json, ''), COALESCE(output_preview, ''), COALESCE(result_timestamp, ''),
+		arguments_json, output_preview, COALESCE(result_timestamp, ''),
 		COALESCE(class, ''), COALESCE(why, ''), COALESCE(op, ''), COALESCE(loads_skill, 0), COALESCE(facts_version, 0)
 		FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ?`, s, from, to)
@@ -166,7 +166,7 @@ func (db *DB) SessionCalls(ctx context.Context, s SessionScope, from, to time.Ti
 		var callLog, resultLog, exit sql.NullInt64
 		var isErr, loads int
 		if err := rows.Scan(&c.ID, &callLog, &resultLog, &ts, &c.ToolName, &c.MCPServer, &c.MCPTool, &c.Status, &isErr, &exit,
-			&c.ErrorText, &c.CallID, &c.Thread, &c.TurnID, &c.Arguments, &c.Output, &rts,
+			&c.ErrorText, &c.CallID, &c.Thread, &c.TurnID, db.packedText(&c.Arguments), db.packedText(&c.Output), &rts,
 			&c.Class, &c.Why, &c.Op, &loads, &c.FactsVersion); err != nil {
 			return nil, queryFailed(err, "tool calls")
 		}

@@ -205,7 +205,7 @@ func (db *DB) Row(ctx context.Context, id int64, maxText int) (cortex.RowDetail,
 	r.SkillEvents = sk.Events
 	te, err := listRows(ctx, db.r, "tool events", `SELECT `+toolEventCols+` FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_session_time
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND (call_log_id = ? OR result_log_id = ?) ORDER BY id LIMIT ?`,
-		append(scopeArgs(s), id, id), 100, scanToolEvent, nil)
+		append(scopeArgs(s), id, id), 100, db.scanToolEvent, nil)
 	if err != nil {
 		return r, nil, err
 	}
