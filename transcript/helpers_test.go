@@ -12,6 +12,7 @@ import (
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/internal/testcorpus"
+	"github.com/valyala/fastjson"
 )
 
 // maxEntryText is the longest Entry.Text a parser can produce, read off the
@@ -130,6 +131,27 @@ func eachLine(tb testing.TB, data []byte, fn func(l Line)) {
 			tb.Fatal(err)
 		}
 		fn(l)
+	}
+}
+
+// eachCorpusRecord calls fn with every JSON record of the real corpus's
+// transcripts (of folder, or all when folder is ""), parsed.
+func eachCorpusRecord(tb testing.TB, folder string, fn func(f corpusFile, l Line, v *fastjson.Value)) {
+	tb.Helper()
+	var p fastjson.Parser
+	for _, f := range corpusFiles(tb, true) {
+		if folder != "" && f.Folder != folder {
+			continue
+		}
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		eachLine(tb, data, func(l Line) {
+			if v, err := p.ParseBytes(l.Data); err == nil {
+				fn(f, l, v)
+			}
+		})
 	}
 }
 

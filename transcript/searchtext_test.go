@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,64 +16,53 @@ import (
 // patch's lines.
 func TestSearchTextLeavesOutFileSnapshots(t *testing.T) {
 	var snapshots, kept int
-	for _, f := range corpusFiles(t, true) {
-		if f.Folder != "claude" {
-			continue
+	eachCorpusRecord(t, "claude", func(f corpusFile, l Line, v *fastjson.Value) {
+		if v.Type() != fastjson.TypeObject {
+			return
 		}
-		data, err := os.ReadFile(f.Path)
-		if err != nil {
-			t.Fatal(err)
+		tur := v.Get("toolUseResult")
+		if tur == nil || tur.Type() != fastjson.TypeObject {
+			return
 		}
-		var p fastjson.Parser
-		eachLine(t, data, func(l Line) {
-			v, err := p.ParseBytes(l.Data)
-			if err != nil || v.Type() != fastjson.TypeObject {
-				return
+		text := SearchText(nil, l.Data)
+		lines := map[string]bool{}
+		for _, s := range bytes.Split(text, []byte("\n")) {
+			lines[string(s)] = true
+		}
+		var outputs [][]byte
+		for _, k := range []string{"stdout", "stderr"} {
+			if o := tur.Get(k); o != nil {
+				outputs = append(outputs, bytes.TrimSpace(SearchText(nil, o.MarshalTo(nil))))
 			}
-			tur := v.Get("toolUseResult")
-			if tur == nil || tur.Type() != fastjson.TypeObject {
-				return
-			}
-			text := SearchText(nil, l.Data)
-			lines := map[string]bool{}
-			for _, s := range bytes.Split(text, []byte("\n")) {
-				lines[string(s)] = true
-			}
-			var outputs [][]byte
-			for _, k := range []string{"stdout", "stderr"} {
-				if o := tur.Get(k); o != nil {
-					outputs = append(outputs, bytes.TrimSpace(SearchText(nil, o.MarshalTo(nil))))
+		}
+		// The copied fields add nothing: the record without them is
+		// indexed the same.
+		if len(tur.GetStringBytes("originalFile")) > 0 {
+			snapshots++
+		}
+		base := SearchText(nil, v.MarshalTo(nil)) // (marshalled the same way)
+		for _, k := range []string{"originalFile", "originalFileContents", "file", "oldString", "newString", "filenames", "oldTodos", "newTodos"} {
+			tur.Del(k)
+		}
+		if !bytes.Equal(SearchText(nil, v.MarshalTo(nil)), base) {
+			t.Fatalf("%s:%d: a file snapshot or copy is indexed", f.Rel, l.No)
+		}
+		for _, o := range outputs {
+			for _, ol := range bytes.Split(o, []byte("\n")) {
+				if !bytes.Contains(text, bytes.TrimSpace(ol)) {
+					t.Fatalf("%s:%d: a command's output is not indexed: %q", f.Rel, l.No, ol)
 				}
 			}
-			// The copied fields add nothing: the record without them is
-			// indexed the same.
-			if len(tur.GetStringBytes("originalFile")) > 0 {
-				snapshots++
-			}
-			base := SearchText(nil, v.MarshalTo(nil)) // (marshalled the same way)
-			for _, k := range []string{"originalFile", "originalFileContents", "file", "oldString", "newString", "filenames", "oldTodos", "newTodos"} {
-				tur.Del(k)
-			}
-			if !bytes.Equal(SearchText(nil, v.MarshalTo(nil)), base) {
-				t.Fatalf("%s:%d: a file snapshot or copy is indexed", f.Rel, l.No)
-			}
-			for _, o := range outputs {
-				for _, ol := range bytes.Split(o, []byte("\n")) {
-					if !bytes.Contains(text, bytes.TrimSpace(ol)) {
-						t.Fatalf("%s:%d: a command's output is not indexed: %q", f.Rel, l.No, ol)
-					}
+		}
+		for _, h := range tur.GetArray("structuredPatch") {
+			for _, pl := range h.GetArray("lines") {
+				if s := pl.GetStringBytes(); len(s) > 0 && !lines[string(s)] && !bytes.Contains(text, bytes.TrimSpace(s)) {
+					t.Fatalf("%s:%d: a patch line %q is not indexed", f.Rel, l.No, s)
 				}
+				kept++
 			}
-			for _, h := range tur.GetArray("structuredPatch") {
-				for _, pl := range h.GetArray("lines") {
-					if s := pl.GetStringBytes(); len(s) > 0 && !lines[string(s)] && !bytes.Contains(text, bytes.TrimSpace(s)) {
-						t.Fatalf("%s:%d: a patch line %q is not indexed", f.Rel, l.No, s)
-					}
-					kept++
-				}
-			}
-		})
-	}
+		}
+	})
 	t.Logf("%d file snapshots left out, %d patch lines kept", snapshots, kept)
 	if snapshots == 0 || kept == 0 {
 		t.Fatalf("%d snapshots, %d patch lines: the corpus should have both", snapshots, kept)
@@ -122,29 +110,18 @@ func TestSearchTextSaysARepeatOnce(t *testing.T) {
 // every line of the text with repeats kept is in the text indexed.
 func TestSearchTextRepeatsLoseNothing(t *testing.T) {
 	var full, kept int
-	for _, f := range corpusFiles(t, true) {
-		data, err := os.ReadFile(f.Path)
-		if err != nil {
-			t.Fatal(err)
+	eachCorpusRecord(t, "", func(f corpusFile, l Line, v *fastjson.Value) {
+		all := textWalker{budget: math.MinInt / 2} // never finds room to look for a repeat
+		all.value(v, 0)
+		text := SearchText(nil, l.Data)
+		full += len(all.dst)
+		kept += len(text)
+		for _, line := range bytes.Split(all.dst, []byte("\n")) {
+			if line = bytes.TrimSpace(line); len(line) > 0 && !bytes.Contains(text, line) {
+				t.Fatalf("%s:%d: %q is not indexed", f.Rel, l.No, line)
+			}
 		}
-		var p fastjson.Parser
-		eachLine(t, data, func(l Line) {
-			v, err := p.ParseBytes(l.Data)
-			if err != nil {
-				return
-			}
-			all := textWalker{budget: math.MinInt / 2} // never finds room to look for a repeat
-			all.value(v, 0)
-			text := SearchText(nil, l.Data)
-			full += len(all.dst)
-			kept += len(text)
-			for _, line := range bytes.Split(all.dst, []byte("\n")) {
-				if line = bytes.TrimSpace(line); len(line) > 0 && !bytes.Contains(text, line) {
-					t.Fatalf("%s:%d: %q is not indexed", f.Rel, l.No, line)
-				}
-			}
-		})
-	}
+	})
 	t.Logf("indexed text %d → %d bytes (%.1f%% repeats left out)", full, kept, 100*float64(full-kept)/float64(full))
 	if kept >= full {
 		t.Fatalf("no repeat left out of the real corpus's %d bytes of text", full)
