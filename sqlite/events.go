@@ -61,6 +61,8 @@ type pendingEvents struct {
 	// replaced lists rows whose record changed: their skill and runtime
 	// hook events are rewritten from the new version.
 	replaced []int64
+	// packer, when set, has packed the tool calls' previews.
+	packer *textPacker
 }
 
 type skillRow struct {
@@ -422,7 +424,7 @@ func (w *importTx) writeEvents(p *pendingEvents, dryKeys map[string]bool) (corte
 		}
 		args := make([]any, 0, 30*len(part))
 		for j := range part {
-			args = append(args, part[j].sqlArgs(w.db)...)
+			args = append(args, part[j].sqlArgs(w.db, p.packer)...)
 			c.Merged += int64(part[j].merged)
 		}
 		rows, err := st.QueryContext(ctx, args...)
@@ -639,11 +641,11 @@ func anyp[T any](p *T) any {
 	return *p
 }
 
-func (v *toolVals) sqlArgs(db *DB) []any {
+func (v *toolVals) sqlArgs(db *DB, pk *textPacker) []any {
 	f := v.facts()
 	return []any{anyp(v.callLog), anyp(v.resultLog), v.tool, nullStr(v.project), nullStr(v.session), v.host, v.ts,
 		anyp(v.callTS), anyp(v.resultTS), anyp(v.turn), v.callID, v.toolName, anyp(v.server), anyp(v.mcpTool), v.eventKind,
-		anyp(v.resultKind), v.status, anyp(v.duration), nullBool(v.isErr), nullInt(v.exit), db.packText(v.args), db.packText(v.out),
+		anyp(v.resultKind), v.status, anyp(v.duration), nullBool(v.isErr), nullInt(v.exit), pk.pack(db, v.args), pk.pack(db, v.out),
 		anyp(v.errText), metaJSON(v.meta), nullStr(v.thread), f.Class, nullStr(f.Why), f.Op, boolInt(f.LoadsSkill),
 		toolcall.Version}
 }

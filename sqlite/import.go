@@ -247,7 +247,7 @@ func (w *importTx) batch(b *cortex.ImportBatch, res *cortex.ImportResult) error 
 		}
 	}
 	recs := lastWriteWins(b.Records, res)
-	var events pendingEvents
+	events := pendingEvents{packer: w.db.startPacking(recs)}
 	for _, sp := range spans(len(recs), claimChunk) {
 		if err := w.records(b, sid, recs[sp[0]:sp[1]], res, &events); err != nil {
 			return err

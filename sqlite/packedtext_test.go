@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	cortex "github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/store"
 )
 
