@@ -195,6 +195,7 @@ func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool)
 	}
 	const chunk = 1000
 	for _, c := range redactedColumns {
+		isPacked := packed(c.table, c.column)
 		var after int64
 		for {
 			rows, err := db.r.QueryContext(ctx, fmt.Sprintf(`SELECT %s, %s FROM %s WHERE %s > ? AND %s IS NOT NULL ORDER BY %s LIMIT ?`,
@@ -212,7 +213,7 @@ func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool)
 				var id int64
 				var v string
 				var dst any = &v
-				if packed(c.table, c.column) {
+				if isPacked {
 					dst = db.packedText(&v)
 				}
 				if err := rows.Scan(&id, dst); err != nil {
@@ -243,8 +244,8 @@ func (db *DB) RedactColumns(ctx context.Context, fix func(string) (string, bool)
 					}
 					for _, u := range ups {
 						var val any = u.val
-						if packed(c.table, c.column) {
-							val = db.packString(u.val)
+						if isPacked {
+							val = db.packText(u.val)
 						}
 						if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET %s WHERE %s = ?`, c.table, set, c.key), val, u.id); err != nil {
 							return err

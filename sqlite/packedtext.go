@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/rawcodec"
@@ -12,7 +13,7 @@ import (
 // and 512 bytes: half of the table's bytes. They are stored compressed, as
 // a BLOB holding one zstd frame, when that is smaller; otherwise, and in
 // stores written before, as TEXT. Readers scan them with packedText, the
-// push exports them decoded (unpackExport), and nothing in SQL reads what
+// push exports them decoded (exportDecoded), and nothing in SQL reads what
 // they say. On the 1 GB corpus the two columns' 53.4 MB became 35.4 MB.
 
 // minPackedText is the shortest value packText compresses: shorter ones
@@ -23,25 +24,11 @@ const minPackedText = 96
 var packedColumns = map[string][]string{"ai_mcp_events": {"arguments_json", "output_preview"}}
 
 // packed reports whether packText writes table's column.
-func packed(table, column string) bool {
-	for _, c := range packedColumns[table] {
-		if c == column {
-			return true
-		}
-	}
-	return false
-}
+func packed(table, column string) bool { return slices.Contains(packedColumns[table], column) }
 
-// packText is the stored value of a packed column: NULL for nil, the text
-// compressed as a BLOB when that is smaller, else the text.
-func (db *DB) packText(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return db.packString(*s)
-}
-
-func (db *DB) packString(s string) any {
+// packText is the stored value of a packed column: the text compressed as
+// a BLOB when that is smaller, else the text.
+func (db *DB) packText(s string) any {
 	if len(s) < minPackedText {
 		return s
 	}
@@ -70,7 +57,7 @@ func unpackText(c *rawcodec.Codec, v any) (string, error) {
 	}
 }
 
-// packedText scans a packed column into dst (see unpack).
+// packedText scans a packed column into dst (see unpackText).
 func (db *DB) packedText(dst *string) textScanner { return textScanner{db.codec, dst} }
 
 // textScanner is a sql.Scanner for a packed column.
@@ -95,35 +82,46 @@ type textPacker struct {
 	packed map[string]any // a preview's stored value, by the preview
 }
 
-// startPacking packs the previews of recs' tool calls (see packString).
-// recs must not change until the packer is done.
+// startPacking packs the previews of recs' tool calls that packText may
+// compress; nil when there are none.
 func (db *DB) startPacking(recs []cortex.ImportRecord) *textPacker {
-	p := &textPacker{done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		m := map[string]any{}
-		for i := range recs {
-			for j := range recs[i].Events.Tools {
-				t := &recs[i].Events.Tools[j]
-				for _, s := range [...]string{t.ArgumentsJSON, t.OutputPreview} {
-					if _, ok := m[s]; !ok && len(s) >= minPackedText {
-						m[s] = db.packString(s)
-					}
+	var texts []string
+	for i := range recs {
+		for j := range recs[i].Events.Tools {
+			t := &recs[i].Events.Tools[j]
+			for _, s := range [...]string{t.ArgumentsJSON, t.OutputPreview} {
+				if len(s) >= minPackedText {
+					texts = append(texts, s)
 				}
 			}
 		}
-		p.packed = m
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	p := &textPacker{done: make(chan struct{}), packed: make(map[string]any, len(texts))}
+	go func() {
+		defer close(p.done)
+		for _, s := range texts {
+			if _, ok := p.packed[s]; !ok {
+				p.packed[s] = db.packText(s)
+			}
+		}
 	}()
 	return p
 }
 
-// pack is packText, with what the packer prepared (p may be nil).
+// pack is the stored value of a packed column (NULL for nil), from what
+// the packer prepared when it has it (p may be nil).
 func (p *textPacker) pack(db *DB, s *string) any {
-	if s != nil && p != nil {
+	if s == nil {
+		return nil
+	}
+	if p != nil {
 		<-p.done
 		if v, ok := p.packed[*s]; ok {
 			return v
 		}
 	}
-	return db.packText(s)
+	return db.packText(*s)
 }
