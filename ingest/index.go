@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -141,13 +142,13 @@ func Index(ctx context.Context, store Store, opts Options) (Summary, error) {
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
-		go func() {
+		go pprof.Do(wctx, pprof.Labels("stage", "parse"), func(wctx context.Context) {
 			defer wg.Done()
 			r := newReader(store, &opts)
 			for j := range jobCh {
 				r.file(wctx, j, out)
 			}
-		}()
+		})
 	}
 	go func() {
 		defer close(jobCh)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/cortexhq/cortex/sqlite"
@@ -62,7 +63,9 @@ type searchResult struct {
 func startSearch(ctx context.Context, store SearchStore, start time.Time, now func() time.Time, progress func(sqlite.SearchProgress)) *searchAlong {
 	s := &searchAlong{store: store, progress: progress, wake: make(chan struct{}, 1), done: make(chan struct{}),
 		result: make(chan searchResult, 1)}
-	go func() {
+	// Profiles tell its work apart by the label stage=search (its
+	// goroutines inherit it; the parsers are stage=parse).
+	go pprof.Do(ctx, pprof.Labels("stage", "search"), func(ctx context.Context) {
 		var sum SearchSummary
 		add := func(p sqlite.SearchProgress) {
 			sum.Indexed += p.Indexed
@@ -99,7 +102,7 @@ func startSearch(ctx context.Context, store SearchStore, start time.Time, now fu
 				return
 			}
 		}
-	}()
+	})
 	return s
 }
 

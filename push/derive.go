@@ -26,6 +26,7 @@ func (p *pusher) derive(t store.Table, rows [][]any) {
 	case "logs":
 		facility, raw, msg := t.Index("facility"), t.Index(t.Raw), t.Index("message")
 		role, kinds, version := t.Index("ai_role"), t.Index("claim"), t.Index("claim_version")
+		var tr transcript.SearchTextReader
 		for i, r := range rows {
 			if len(r) > len(t.Columns) {
 				continue // derived already (a batch sent again)
@@ -40,7 +41,7 @@ func (p *pusher) derive(t store.Table, rows [][]any) {
 				rec, _ = p.codec.Decode(b)
 			}
 			text, _ := r[msg].(string)
-			rows[i] = append(r, string(transcript.RecordSearchText(isTranscript, rec, text)))
+			rows[i] = append(r, string(tr.RecordText(isTranscript, rec, text)))
 		}
 	case "ai_mcp_events":
 		col := func(c string) int { return t.Index(c) }

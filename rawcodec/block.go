@@ -32,22 +32,46 @@ const maxBlockRecords = 1 << 20
 // ErrCorruptBlock is wrapped by the errors of DecodeBlock.
 var ErrCorruptBlock = errors.New("corrupt raw block")
 
-// EncodeBlock compresses recs as one block, appending to dst[:0].
+// EncodeBlock compresses recs as one block, appending to dst[:0]. A
+// goroutine that compresses many blocks uses a BlockEncoder instead.
 func (c *Codec) EncodeBlock(dst []byte, recs [][]byte) []byte {
-	n := binary.MaxVarintLen64 * (len(recs) + 1)
-	for _, r := range recs {
-		n += len(r)
-	}
-	plain := make([]byte, 0, n)
-	plain = binary.AppendUvarint(plain, uint64(len(recs)))
+	var e BlockEncoder
+	e.c = c
+	return e.Encode(dst, recs)
+}
+
+// A BlockEncoder compresses blocks like Codec.EncodeBlock in buffers it
+// keeps, so a block costs the heap only the frame it returns: the encoder
+// sizes its output for the whole input, eight times what a block of
+// transcript records compresses to. It is not safe for concurrent use.
+type BlockEncoder struct {
+	c          *Codec
+	plain, out []byte
+}
+
+// NewBlockEncoder returns a BlockEncoder using c's block encoder.
+func (c *Codec) NewBlockEncoder() *BlockEncoder { return &BlockEncoder{c: c} }
+
+// Encode compresses recs as one block, appending to dst[:0].
+func (e *BlockEncoder) Encode(dst []byte, recs [][]byte) []byte {
+	plain := binary.AppendUvarint(e.plain[:0], uint64(len(recs)))
 	for _, r := range recs {
 		plain = binary.AppendUvarint(plain, uint64(len(r)))
 	}
 	for _, r := range recs {
 		plain = append(plain, r...)
 	}
-	return c.blockEnc.EncodeAll(plain, dst[:0])
+	out := e.c.blockEnc.EncodeAll(plain, e.out[:0])
+	dst = append(dst[:0], out...)
+	if cap(plain) <= maxKeptBytes && cap(out) <= maxKeptBytes {
+		e.plain, e.out = plain, out
+	}
+	return dst
 }
+
+// maxKeptBytes bounds the buffers a BlockEncoder keeps (a block holds one
+// oversized record when that record alone exceeds MaxBlockBytes).
+const maxKeptBytes = 2 * MaxBlockBytes
 
 // DecodeBlock restores the records of a block. The records alias one
 // buffer; callers must not change them.

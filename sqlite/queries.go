@@ -10,6 +10,7 @@ import (
 	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/fts"
 	"github.com/cortexhq/cortex/internal/sqlpart"
+	"github.com/cortexhq/cortex/transcript"
 )
 
 // where accumulates SQL conditions and their arguments.
@@ -160,6 +161,7 @@ func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query strin
 		return queryFailed(err, "rows")
 	}
 	texts := map[int64]string{}
+	var tr transcript.SearchTextReader
 	for rows.Next() {
 		var r searchRow
 		if err := rows.Scan(&r.id, &r.transcript, &r.raw, &r.message); err != nil {
@@ -174,7 +176,7 @@ func (db *DB) snippets(ctx context.Context, hits []cortex.SearchHit, query strin
 			}
 			r.raw = raw
 		}
-		texts[r.id] = string(db.searchText(&r))
+		texts[r.id] = string(db.searchText(&tr, &r))
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

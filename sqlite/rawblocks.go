@@ -317,7 +317,7 @@ func (p *pendingBlock) ready() bool {
 // transaction (zstd compression of 1 MB blocks was a fifth of the
 // writer's CPU). The codec's encoders are safe for concurrent use.
 type compressor struct {
-	codec  *rawcodec.Codec
+	enc    *rawcodec.BlockEncoder
 	jobs   chan *pendingBlock
 	quit   chan struct{}
 	exited chan struct{}
@@ -325,7 +325,7 @@ type compressor struct {
 }
 
 func newCompressor(codec *rawcodec.Codec) *compressor {
-	c := &compressor{codec: codec, jobs: make(chan *pendingBlock, maxBlocksInFlight),
+	c := &compressor{enc: codec.NewBlockEncoder(), jobs: make(chan *pendingBlock, maxBlocksInFlight),
 		quit: make(chan struct{}), exited: make(chan struct{})}
 	go c.run()
 	return c
@@ -339,7 +339,7 @@ func (c *compressor) run() {
 			return
 		default:
 		}
-		p.data = c.codec.EncodeBlock(nil, p.recs)
+		p.data = c.enc.Encode(nil, p.recs)
 		p.recs = nil
 		close(p.done)
 	}

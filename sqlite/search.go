@@ -609,10 +609,11 @@ func (db *DB) searchTexts(rows []searchRow) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var tr transcript.SearchTextReader
 			for i := range next {
 				r := &rows[i]
 				if !r.gone {
-					r.text = db.searchText(r)
+					r.text = db.searchText(&tr, r)
 				}
 			}
 		}()
@@ -637,12 +638,12 @@ func (db *DB) resolveSearchRaw(ctx context.Context, q rowQuerier, r *searchRow) 
 
 // searchText is what the index holds for a row: every string of a
 // transcript record (see transcript.SearchText), or a log line's message.
-func (db *DB) searchText(r *searchRow) []byte {
+func (db *DB) searchText(tr *transcript.SearchTextReader, r *searchRow) []byte {
 	var raw []byte
 	if r.transcript {
 		raw, _ = db.codec.Decode(r.raw)
 	}
-	return transcript.RecordSearchText(r.transcript, raw, r.message)
+	return tr.RecordText(r.transcript, raw, r.message)
 }
 
 // applySearch writes a batch with its new watermarks, unless another

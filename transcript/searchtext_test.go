@@ -148,3 +148,75 @@ func BenchmarkSearchTextRepeats(b *testing.B) {
 		dst = SearchText(dst[:0], raw)
 	}
 }
+
+// BenchmarkRecordSearchText reads the search text of every Claude record
+// of the real corpus, as the search indexer's workers do: "each" with a
+// parser and a buffer per record (RecordSearchText), "reader" with one
+// SearchTextReader for all.
+func BenchmarkRecordSearchText(b *testing.B) {
+	datas, _, total := benchFiles(b, "claude")
+	var recs [][]byte
+	for _, d := range datas {
+		for _, l := range bytes.Split(d, []byte("\n")) {
+			if len(l) > 0 {
+				recs = append(recs, l)
+			}
+		}
+	}
+	b.Run("each", func(b *testing.B) {
+		b.SetBytes(total)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, r := range recs {
+				RecordSearchText(true, r, "")
+			}
+		}
+	})
+	b.Run("reader", func(b *testing.B) {
+		b.SetBytes(total)
+		b.ReportAllocs()
+		var tr SearchTextReader
+		for b.Loop() {
+			for _, r := range recs {
+				tr.RecordText(true, r, "")
+			}
+		}
+	})
+}
+
+// TestSearchTextReaderMatchesSearchText: one SearchTextReader reading
+// every real record in turn (its parser and buffer reused) gives each the
+// text SearchText gives it alone, and a text it returned stays as it was.
+func TestSearchTextReaderMatchesSearchText(t *testing.T) {
+	var tr SearchTextReader
+	var prev, prevWant []byte
+	n := 0
+	eachCorpusRecord(t, "", func(f corpusFile, l Line, v *fastjson.Value) {
+		got := tr.RecordText(true, l.Data, "not said")
+		want := SearchText(nil, l.Data)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s:%d: reader text differs from SearchText", f.Rel, l.No)
+		}
+		if !bytes.Equal(prev, prevWant) {
+			t.Fatalf("%s:%d: reading this record changed the previous record's text", f.Rel, l.No)
+		}
+		prev, prevWant = got, want
+		n++
+	})
+	if n == 0 {
+		t.Fatal("no records read")
+	}
+	for _, tc := range []struct {
+		name, raw, message, want string
+	}{
+		{"not JSON keeps message and record", `{"type":"user",`, "hello", "hello\n{\"type\":\"user\","},
+		{"no record", ``, "hello", "hello\n"},
+	} {
+		if got := string(tr.RecordText(true, []byte(tc.raw), tc.message)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := string(tr.RecordText(false, []byte(`{"a":"b"}`), "a log line")); got != "a log line" {
+		t.Errorf("log line: %q", got)
+	}
+}
