@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/cortexhq/cortex"
@@ -60,21 +62,27 @@ func (discardStore) ImportBatches(_ context.Context, bs []cortex.ImportBatch) ([
 }
 
 // BenchmarkWorkers reads the real corpus (or $CORTEX_BENCH_CORPUS) into a
-// store that keeps nothing: the CPU the parser workers spend per record.
+// store that keeps nothing: the CPU the parser workers spend per record
+// (workers=1), and how fast ingest could go with a store that cost
+// nothing (workers=N, one per CPU).
 func BenchmarkWorkers(b *testing.B) {
 	corpus := realCorpus(b)
 	if p := os.Getenv("CORTEX_BENCH_CORPUS"); p != "" {
 		corpus = p
 	}
-	b.ReportAllocs()
-	var records, bytes int64
-	for b.Loop() {
-		sum, err := Index(context.Background(), discardStore{}, Options{Paths: []string{corpus}, Hostname: "bench", Workers: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		records, bytes = sum.Records, sum.BytesRead
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			var records, bytes int64
+			for b.Loop() {
+				sum, err := Index(context.Background(), discardStore{}, Options{Paths: []string{corpus}, Hostname: "bench", Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				records, bytes = sum.Records, sum.BytesRead
+			}
+			b.SetBytes(bytes)
+			b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		})
 	}
-	b.SetBytes(bytes)
-	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
