@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Records of one transcript file repeat each other (the same keys, ids,
@@ -35,9 +36,24 @@ var ErrCorruptBlock = errors.New("corrupt raw block")
 // EncodeBlock compresses recs as one block, appending to dst[:0]. A
 // goroutine that compresses many blocks uses a BlockEncoder instead.
 func (c *Codec) EncodeBlock(dst []byte, recs [][]byte) []byte {
-	var e BlockEncoder
-	e.c = c
-	return e.Encode(dst, recs)
+	return c.blockEnc.EncodeAll(appendPlain(nil, recs), dst[:0])
+}
+
+// appendPlain appends the decoded form of a block of recs to dst.
+func appendPlain(dst []byte, recs [][]byte) []byte {
+	n := binary.MaxVarintLen64 * (len(recs) + 1)
+	for _, r := range recs {
+		n += len(r)
+	}
+	dst = slices.Grow(dst, n)
+	dst = binary.AppendUvarint(dst, uint64(len(recs)))
+	for _, r := range recs {
+		dst = binary.AppendUvarint(dst, uint64(len(r)))
+	}
+	for _, r := range recs {
+		dst = append(dst, r...)
+	}
+	return dst
 }
 
 // A BlockEncoder compresses blocks like Codec.EncodeBlock in buffers it
@@ -54,13 +70,7 @@ func (c *Codec) NewBlockEncoder() *BlockEncoder { return &BlockEncoder{c: c} }
 
 // Encode compresses recs as one block, appending to dst[:0].
 func (e *BlockEncoder) Encode(dst []byte, recs [][]byte) []byte {
-	plain := binary.AppendUvarint(e.plain[:0], uint64(len(recs)))
-	for _, r := range recs {
-		plain = binary.AppendUvarint(plain, uint64(len(r)))
-	}
-	for _, r := range recs {
-		plain = append(plain, r...)
-	}
+	plain := appendPlain(e.plain[:0], recs)
 	out := e.c.blockEnc.EncodeAll(plain, e.out[:0])
 	dst = append(dst[:0], out...)
 	if cap(plain) <= maxKeptBytes && cap(out) <= maxKeptBytes {
