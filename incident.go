@@ -212,6 +212,9 @@ type EvidenceRow struct {
 	// Reaction marks the user's reaction right after an incident (user
 	// voice rows).
 	Reaction bool `json:"reaction,omitempty"`
+	// FollowsStop marks words the user typed right after interrupting the
+	// agent or refusing its call, before it acted again: the reason.
+	FollowsStop bool `json:"follows_stop,omitempty"`
 }
 
 // ToolFailure is a failed tool call near an incident (from ai_mcp_events).
@@ -349,8 +352,16 @@ type Bundle struct {
 	// UserVoice is what the human did inside the incident's span — typed
 	// prompts, interrupts, refusals — and their reaction right after it
 	// (marked Reaction), in time order: the interior beside the anchors.
-	UserVoice                      []EvidenceRow `json:"user_voice"`
-	UserVoiceTruncated             bool          `json:"user_voice_truncated"`
+	UserVoice          []EvidenceRow `json:"user_voice"`
+	UserVoiceTruncated bool          `json:"user_voice_truncated"`
+	// UserWords are the user's decisive words: what they typed that
+	// carries a signal, the words they typed after an interrupt or a
+	// refusal (before the agent acted again: the reason), and their
+	// reaction when it carries a signal — in time order, each with its
+	// signals. A summary keeps them (cut short), so the default answer
+	// says what the user said.
+	UserWords                      []EvidenceRow `json:"user_words"`
+	UserWordsTruncated             bool          `json:"user_words_truncated,omitempty"`
 	TranscriptBefore               []EvidenceRow `json:"transcript_before"`
 	TranscriptBeforeTruncated      bool          `json:"transcript_before_truncated"`
 	TranscriptAfter                []EvidenceRow `json:"transcript_after"`

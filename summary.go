@@ -7,6 +7,10 @@ const (
 	SummaryAnchors = 5
 	// SummaryRowBytes bounds the text of each anchor in a summary.
 	SummaryRowBytes = 280
+	// SummaryUserWords is how many of the user's decisive words a summary
+	// keeps, and SummaryWordBytes bounds each.
+	SummaryUserWords = 5
+	SummaryWordBytes = 600
 	// SummaryOthers is how many other matching incidents a summarized
 	// investigation lists (total_incidents counts them all).
 	SummaryOthers = 10
@@ -18,11 +22,15 @@ const (
 // each evidence collection of the full bundle holds. The full bundle is
 // one call away (detail).
 type BundleSummary struct {
-	Incident               Incident       `json:"incident"`
-	Findings               Findings       `json:"deterministic_findings"`
-	SignalAnchors          []EvidenceRow  `json:"signal_anchors"`
-	SignalAnchorsTruncated bool           `json:"signal_anchors_truncated"`
-	EvidenceCounts         map[string]int `json:"evidence_counts"`
+	Incident               Incident      `json:"incident"`
+	Findings               Findings      `json:"deterministic_findings"`
+	SignalAnchors          []EvidenceRow `json:"signal_anchors"`
+	SignalAnchorsTruncated bool          `json:"signal_anchors_truncated"`
+	// UserWords are the bundle's decisive user words (the first
+	// SummaryUserWords, each cut to SummaryWordBytes).
+	UserWords          []EvidenceRow  `json:"user_words"`
+	UserWordsTruncated bool           `json:"user_words_truncated,omitempty"`
+	EvidenceCounts     map[string]int `json:"evidence_counts"`
 }
 
 // Summarize returns the summary of a bundle.
@@ -35,7 +43,16 @@ func Summarize(b Bundle) BundleSummary {
 		}
 		s.SignalAnchors = append(s.SignalAnchors, r)
 	}
+	s.UserWords = []EvidenceRow{}
+	s.UserWordsTruncated = b.UserWordsTruncated || len(b.UserWords) > SummaryUserWords
+	for _, r := range b.UserWords[:min(len(b.UserWords), SummaryUserWords)] {
+		if len(r.Message) > SummaryWordBytes {
+			r.Message, r.MessageTruncated = CutUTF8(r.Message, SummaryWordBytes)+"…", true
+		}
+		s.UserWords = append(s.UserWords, r)
+	}
 	counts := map[string]int{
+		"user_words":              len(b.UserWords),
 		"signal_anchors":          len(b.SignalAnchors),
 		"user_voice":              len(b.UserVoice),
 		"skill_outputs":           len(b.SkillOutputs),

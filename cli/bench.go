@@ -31,7 +31,7 @@ bench queries times the incident queries on an existing database (p50/p95).`,
   cortex bench ingest /tmp/corpus-1g --json
   cortex --db /tmp/big.db bench queries --runs 20`,
 	}
-	cmd.AddCommand(newCmdBenchGenerate(f), newCmdBenchIngest(f), newCmdBenchQueries(f), newCmdBenchWatch(f), NewCmdBenchHTTP(f, nil))
+	cmd.AddCommand(newCmdBenchGenerate(f), newCmdBenchIngest(f), newCmdBenchQueries(f), newCmdBenchWatch(f), NewCmdBenchHTTP(f, nil), newCmdBenchDetection(f))
 	return cmd
 }
 

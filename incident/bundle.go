@@ -155,8 +155,12 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		if b.UserVoice, b.UserVoiceTruncated, err = e.userVoice(ctx, g, s, first, last); err != nil {
 			return b, err
 		}
+		if b.UserWords, b.UserWordsTruncated, err = e.userWords(ctx, g, toActs(acts), classified); err != nil {
+			return b, err
+		}
 	} else {
 		b.NearbyToolFailures, b.NearbyUserCorrections, b.UserVoice = []cortex.ToolFailure{}, []cortex.EvidenceRow{}, []cortex.EvidenceRow{}
+		b.UserWords = []cortex.EvidenceRow{}
 	}
 
 	// Non-AI logs of the same host.
@@ -173,7 +177,7 @@ func (e *Engine) bundle(ctx context.Context, l Lens, inc cortex.Incident, g *gro
 		return b, err
 	}
 	for _, rows := range [][]cortex.EvidenceRow{b.SignalAnchors, b.TranscriptBefore, b.TranscriptAfter,
-		b.NearbyUserCorrections, b.UserVoice, b.NearbyLogs, b.NearbyErrors} {
+		b.NearbyUserCorrections, b.UserVoice, b.UserWords, b.NearbyLogs, b.NearbyErrors} {
 		boundRows(ptrs(rows), o.maxBytes)
 	}
 	b.Findings = findings.Derive(&b)
@@ -229,6 +233,86 @@ func (e *Engine) userVoice(ctx context.Context, g *group, s store.SessionScope, 
 	}
 	out, truncated := capRows(rows, capUserVoice, true)
 	return out, truncated, nil
+}
+
+// capUserWords bounds a bundle's decisive user words.
+const capUserWords = 20
+
+// userWords returns the user's decisive words of a group: the rows of its
+// anchors that hold what the user typed (prompts, commands, refusal
+// reasons), and after each interrupt or refusal among its anchors the
+// words the user typed next — every typed act until the agent's next tool
+// call, within reasonAfter — marked FollowsStop. acts and calls are the
+// session's around the group, in time order.
+func (e *Engine) userWords(ctx context.Context, g *group, acts []act, calls []tcall) ([]cortex.EvidenceRow, bool, error) {
+	signals := map[int64][]string{}
+	for _, a := range g.Anchors {
+		signals[a.LogID] = a.Signals
+	}
+	var ids []int64
+	follows := map[int64]bool{}
+	for i, a := range acts {
+		if _, anchored := signals[a.LogID]; !anchored {
+			continue
+		}
+		if a.Text != "" && (a.typed() || a.Kind == cortex.UserRejection) {
+			ids = append(ids, a.LogID)
+		}
+		if a.Kind != cortex.UserInterrupt && a.Kind != cortex.UserRejection {
+			continue
+		}
+		for _, r := range reasonsAfter(acts, i, calls) {
+			ids = append(ids, acts[r].LogID)
+			follows[acts[r].LogID] = true
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	rows, err := e.db.RowsByID(ctx, ids)
+	if err != nil {
+		return nil, false, err
+	}
+	for i := range rows {
+		rows[i].Signals = slices.Sorted(slices.Values(signals[rows[i].ID]))
+		rows[i].FollowsStop = follows[rows[i].ID]
+		rows[i].Reaction = rows[i].ID == g.Reaction
+	}
+	out, truncated := capRows(rows, capUserWords, false)
+	return out, truncated, nil
+}
+
+// reasonsAfter returns the indexes of the typed acts that follow the stop
+// acts[i] (an interrupt or a refusal) in its thread before the agent's
+// next tool call, within reasonAfter of it: the user saying why.
+func reasonsAfter(acts []act, i int, calls []tcall) []int {
+	stop := acts[i]
+	var out []int
+	for j := i + 1; j < len(acts); j++ {
+		a := acts[j]
+		if a.Thread != stop.Thread {
+			continue
+		}
+		if a.At.Sub(stop.At) > reasonAfter {
+			break
+		}
+		if a.Kind == cortex.UserInterrupt || a.Kind == cortex.UserRejection {
+			break // the next stop has reasons of its own
+		}
+		if !a.typed() || a.Text == "" {
+			continue
+		}
+		from := stop.At
+		if len(out) > 0 {
+			from = acts[out[len(out)-1]].At
+		}
+		if len(out) > 0 && slices.ContainsFunc(calls, func(c tcall) bool {
+			return c.Thread == stop.Thread && c.Timestamp.After(from) && c.Timestamp.Before(a.At)
+		}) {
+			break // the agent acted on the first words: later ones are a new turn
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 // toolFailures returns the failed calls (an error status or a failure
