@@ -1,8 +1,12 @@
-// Package claim reads what an agent's own prose claims about its tools:
-// that a tool or server is unavailable, or that a call failed. The MCP
-// lens holds such a claim against the evidence (a server that answered);
-// the store keeps each assistant row's reading (Kinds, with Version) so
-// the lens reads only the rows that claim something.
+// Package claim reads what an agent's own prose claims: that a tool or
+// server is unavailable, or that a call failed (the MCP lens holds such a
+// claim against the evidence: a server that answered); that it got
+// something wrong ("you're right", "my mistake", in many languages: the
+// friction lens takes it as the user's correction confirmed); that it asks
+// the user a question (a "no" after it is an answer, not a correction); and
+// that the work is done (a report that it is broken, after it, is a
+// correction). The store keeps each assistant row's reading (Kinds, with
+// Version) so the lenses read only the rows that claim something.
 //
 // A reading is coarse on purpose: it says which kinds of phrase a text
 // holds anywhere. Whether a sentence also names the server or tool at hand
@@ -26,6 +30,22 @@ const (
 	Unavailable Kinds = 1 << iota
 	// Failure: a call is said to have failed, errored or timed out.
 	Failure
+	// Admission: the agent acknowledges a mistake or that the user is
+	// right ("you're right", "my mistake", "I misunderstood", "抱歉").
+	Admission
+	// Asks: the text ends asking the user something (its last line holds
+	// a question).
+	Asks
+	// Completion: the agent says the work is done ("Done.", "I've fixed
+	// …", "should now work").
+	Completion
+)
+
+// Tool is the kinds about tools (what the MCP lens reads); Dialogue the
+// kinds about the exchange with the user (what the friction lens reads).
+const (
+	Tool     = Unavailable | Failure
+	Dialogue = Admission | Asks | Completion
 )
 
 // Has reports whether k holds every kind of o.
@@ -45,20 +65,62 @@ var (
 		"errored", "errored out", "timed out", "call failed", "is failing", "keeps failing", "did not work",
 		"didn't work", "failed to respond", "no response from",
 	)
+	// An agent conceding: in English, and in the languages package voice
+	// reads (written on word boundaries; Chinese, Japanese and Korean in
+	// admittedCJK).
+	admission = phrase.NewSet(
+		"you're right", "you are right", "you're absolutely right", "you are absolutely right", "you're completely right",
+		"you're correct", "you are correct", "you're absolutely correct", "good catch", "great catch", "nice catch",
+		"my mistake", "my bad", "my apologies", "i apologize", "i apologise", "apologies for", "sorry about that",
+		"sorry for the", "sorry, i", "sorry - i", "i was wrong", "i misunderstood", "i misread", "i made a mistake",
+		"i made an error", "that was a mistake", "that was my mistake", "i should have", "i shouldn't have",
+		"i should not have", "i overlooked", "i jumped ahead", "i got that wrong", "i got it wrong", "you caught",
+		"fair point", "good point", "valid point", "let me revert", "i'll revert", "let me undo", "i'll undo",
+		"i introduced", "i broke",
+		"tienes razón", "tiene razón", "tienes toda la razón", "disculpa", "disculpe", "perdón", "lo siento", "mi error",
+		"me equivoqué", "você tem razão", "tem razão", "desculpe", "desculpa", "peço desculpas", "meu erro", "me enganei",
+		"vous avez raison", "tu as raison", "désolé", "mon erreur", "je me suis trompé", "du hast recht", "sie haben recht",
+		"entschuldigung", "entschuldige", "mein fehler", "tut mir leid", "ich habe mich geirrt", "вы правы", "ты прав",
+		"извините", "прошу прощения", "моя ошибка", "я ошибся", "простите", "hai ragione", "ha ragione", "scusa",
+		"scusate", "mi scuso", "errore mio", "mi sono sbagliato",
+	)
+	completion = phrase.NewSet(
+		"done", "all done", "i've fixed", "i have fixed", "i've updated", "i have updated", "i've implemented",
+		"i have implemented", "i've added", "i have added", "i've created", "i've changed", "i've made", "i've removed",
+		"i've refactored", "i've completed", "i've resolved", "i've applied", "i've written", "i've moved", "i've renamed",
+		"i fixed", "i updated", "i implemented", "i added", "i created", "i changed", "i removed", "i refactored", "i resolved",
+		"is now", "are now", "now works", "now passes", "should now", "should work now", "successfully", "all tests pass",
+		"tests pass", "fixed", "has been updated", "has been fixed", "has been added", "has been implemented",
+		"have been updated", "have been fixed", "have been added", "completed", "is complete", "is ready", "are ready",
+		"listo", "ya funciona", "he corregido", "he actualizado", "pronto", "corrigi", "atualizei", "terminé", "j'ai corrigé",
+		"erledigt", "fertig", "ich habe behoben", "готово", "исправил", "fatto", "ho corretto", "ho aggiornato",
+	)
 )
+
+// admittedCJK are concessions in languages without word boundaries
+// (matched as substrings).
+var admittedCJK = []string{"你说得对", "您说得对", "你說得對", "您說得對", "抱歉", "对不起", "對不起", "我的错", "我的錯",
+	"是我的疏忽", "我搞错", "我搞錯", "我理解错", "我理解錯", "おっしゃる通り", "ご指摘の通り", "ご指摘ありがとう", "申し訳",
+	"すみません", "失礼しました", "私のミス", "私の誤り", "間違えました", "맞습니다", "맞아요", "죄송합니다", "죄송해요",
+	"제 실수", "제가 잘못", "지적해 주셔서"}
+
+// completedCJK are completions in those languages.
+var completedCJK = []string{"已经修复", "已修复", "已經修復", "完成了", "已完成", "修正しました", "完了しました", "対応しました",
+	"완료했습니다", "완료되었습니다", "수정했습니다"}
 
 // logicVersion is bumped when how the phrases are applied changes (the
 // phrases themselves are hashed into Version).
-const logicVersion = 1
+const logicVersion = 2
 
 // Version identifies the rules a stored reading was made with: the phrases
 // of every kind and the logic version. A reading of another version is
 // read again.
 var Version = func() int {
 	h := fnv.New32a()
-	for _, s := range []*phrase.Set{unavailable, failure} {
+	for _, s := range []*phrase.Set{unavailable, failure, admission, completion} {
 		h.Write([]byte(strings.Join(s.Phrases(), "\x00") + "\x01"))
 	}
+	h.Write([]byte(strings.Join(admittedCJK, "\x00") + "\x01" + strings.Join(completedCJK, "\x00") + "\x01"))
 	h.Write([]byte{logicVersion})
 	return int(h.Sum32()&0x7fffffff) | 1 // never 0: 0 is "not read"
 }()
@@ -79,10 +141,15 @@ func Read(text string) Kinds {
 	if text == "" {
 		return 0
 	}
-	return ReadNormalized(phrase.Normalize(text))
+	k := ReadNormalized(phrase.Normalize(text))
+	if asks(text) {
+		k |= Asks
+	}
+	return k
 }
 
-// ReadNormalized is Read of text already normalized by phrase.Normalize.
+// ReadNormalized is Read of text already normalized by phrase.Normalize,
+// but for Asks (which reads the lines of the text as written).
 func ReadNormalized(norm string) Kinds {
 	var k Kinds
 	if len(unavailable.FindNormalized(norm)) > 0 {
@@ -91,5 +158,42 @@ func ReadNormalized(norm string) Kinds {
 	if len(failure.FindNormalized(norm)) > 0 {
 		k |= Failure
 	}
+	if len(admission.FindNormalized(norm)) > 0 || containsAny(norm, admittedCJK) {
+		k |= Admission
+	}
+	if len(completion.FindNormalized(norm)) > 0 || containsAny(norm, completedCJK) {
+		k |= Completion
+	}
 	return k
+}
+
+func containsAny(s string, subs []string) bool {
+	if s == "" || !hasWide(s) {
+		return false
+	}
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWide reports whether s has a rune of three or more bytes (every
+// Chinese, Japanese or Korean one).
+func hasWide(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xe0 {
+			return true
+		}
+	}
+	return false
+}
+
+// asks reports whether the text ends with a question (half- or
+// full-width question mark, closing quotes, brackets and emphasis aside):
+// the agent hands the turn back asking.
+func asks(text string) bool {
+	text = strings.TrimRight(text, " \t\r\n*_`\"')]")
+	return strings.HasSuffix(text, "?") || strings.HasSuffix(text, "？")
 }

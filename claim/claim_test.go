@@ -23,13 +23,51 @@ func TestRead(t *testing.T) {
 		{"THE TOOL ISN’T AVAILABLE here", Unavailable},
 		// nothing claimed
 		{"", 0},
-		{"All 42 tests pass. The server is available at http://localhost:5173.", 0},
-		{"Done. I updated the README and ran the linter.", 0},
+		{"All 42 tests pass. The server is available at http://localhost:5173.", Completion},
+		{"Done. I updated the README and ran the linter.", Completion},
+		{"I read the README and the linter config.", 0},
 		// word boundaries: "errored" is a word, "errorednot" is not
 		{"the value errorednot is a variable name", 0},
 	} {
 		if got := Read(c.text); got != c.want {
 			t.Errorf("Read(%q) = %b, want %b", c.text, got, c.want)
+		}
+	}
+}
+
+// The dialogue kinds: the agent conceding (in several languages), asking
+// the user, saying the work is done. Written for the test, in the forms
+// agents use.
+func TestReadDialogue(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want Kinds
+	}{
+		{"You're right — I changed the wrong file. Let me fix that.", Admission | Completion},
+		{"You’re absolutely right, the flag should default to false.", Admission},
+		{"Good catch: the loop never terminates when the list is empty.", Admission},
+		{"My mistake, I misread the spec.", Admission},
+		{"Sorry about that. I'll put the original config back.", Admission},
+		{"Sorry, I can't reach that host from here.", Admission}, // an apology still: the engine weighs it with the user's words
+		{"你说得对，我改错了文件。", Admission},
+		{"おっしゃる通りです。修正します。", Admission},
+		{"맞습니다. 제가 잘못 이해했습니다.", Admission},
+		{"Tienes razón, me equivoqué de carpeta.", Admission},
+		{"Você tem razão, vou corrigir.", Admission},
+		{"Vous avez raison, je corrige.", Admission},
+		{"Du hast recht, ich korrigiere das.", Admission},
+		{"Вы правы, исправлю.", Admission},
+		{"Hai ragione, correggo subito.", Admission},
+		{"I updated the parser.\n\nShould I also bump the version?", Completion | Asks},
+		{"Want me to open a PR?", Asks},
+		{"Is this a question? No — this line is the last one.", 0},
+		{"要我继续吗？", Asks},
+		{"The build is fixed and all tests pass.", Completion},
+		{"已经修复了这个问题。", Completion},
+		{"I'll look at the failing test next.", 0},
+	} {
+		if got := Read(c.text); got != c.want {
+			t.Errorf("Read(%q) = %05b, want %05b", c.text, got, c.want)
 		}
 	}
 }

@@ -50,8 +50,16 @@ func (frictionLens) candidates(ctx context.Context, db Store, p *cortex.Incident
 	if err != nil {
 		return nil, 0, false, err
 	}
+	// Candidates from a while before the range: a session whose friction
+	// in the range rests on acts that are no candidates themselves (words
+	// only the agent's concession makes a correction) is read through the
+	// candidates before them, so a range that cuts into a group keeps it.
+	since := p.Since
+	if !since.IsZero() {
+		since = since.Add(-runLookback)
+	}
 	rows, err := db.UserActKeys(ctx, store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
-		Host: p.Host, Since: p.Since, Until: p.Until, Limit: capRows + 1}, current)
+		Host: p.Host, Since: since, Until: p.Until, Limit: capRows + 1}, current)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -82,21 +90,33 @@ type frictionAct struct {
 	signals []string
 }
 
-// frictionSignals reads every act of a session for friction, in context:
-// the session's first prompt answers nothing (only swearing counts there),
-// an interrupt right after the user's own prompt before any tool call is
-// a change of mind, an instruction right after a stop is its reason, a
-// prompt asked again is a re-ask.
+// frictionSignals reads every act of a session for friction, in context
+// (see frictionSignalsOf), without the agent's words.
 func frictionSignals(acts []act, calls []tcall) []frictionAct {
-	return frictionSignalsOf(acts, calls, markReasks(acts))
+	return frictionSignalsOf(acts, calls, markReasks(acts), nil)
 }
 
-// frictionSignalsOf is frictionSignals with the session's re-asks given
-// (markReasks), to read a session twice without comparing its prompts
-// twice.
-func frictionSignalsOf(acts []act, calls []tcall, reasks map[int]bool) []frictionAct {
+// longMessage is how many words make a typed message more likely a new
+// task than a reply: its conditional forms (a negation, a report) need
+// the agent's concession to count.
+const longMessage = 80
+
+// frictionSignalsOf reads every act of a session for friction, in its
+// dialogue: the session's first prompt answers nothing (only swearing
+// counts there); an interrupt right after the user's own prompt before any
+// tool call is a change of mind, and a wordless one counts only when what
+// it stopped was visibly failing or repeating or the user then says why;
+// words after a stop are its reason; a negation answers the agent's work
+// unless the agent had asked a question; a report that the result is
+// broken counts after the agent said it was done; anything the agent then
+// concedes was a correction. calls (nil: not read yet) are the session's
+// tool calls in the turns read, d (nil: not read) the agent's words
+// there. Without them the answer is a superset: every act that can be
+// friction in some context (the candidates whose turns are then read).
+func frictionSignalsOf(acts []act, calls []tcall, reasks map[int]bool, d *dialogue) []frictionAct {
 	var out []frictionAct
 	seenTyped := false
+	known := calls != nil
 	for i, a := range acts {
 		var sig []string
 		add := func(s string) {
@@ -107,38 +127,15 @@ func frictionSignalsOf(acts []act, calls []tcall, reasks map[int]bool) []frictio
 		r := a.Reading
 		switch a.Kind {
 		case cortex.UserInterrupt:
-			if !earlyStop(acts, i, calls) {
+			if !known || !earlyStop(acts, i, calls) && stopCounts(acts, i, calls, d) {
 				add(cortex.SignalInterrupt)
 			}
 		case cortex.UserRejection:
 			add(cortex.SignalRejection)
-		case cortex.UserPrompt, cortex.UserCommand:
-			if !seenTyped && a.Thread == "" {
-				// The session's first prompt answers nothing the agent did.
-				seenTyped = true
-				if r.Has(voice.Abuse) {
-					add(cortex.SignalAbuseTerm)
-				}
-				if len(sig) > 0 {
-					out = append(out, frictionAct{index: i, signals: sig})
-				}
-				continue
-			}
-			if r.Has(voice.Instruction) && followsStop(acts, i) {
-				add(cortex.SignalCorrection)
-			}
-			if reasks[i] {
-				add(cortex.SignalRepeatedRequest)
-			}
-			if r.Has(voice.Dissatisfied) {
-				add(cortex.SignalDissatisfied)
-			}
-		}
-		if a.Kind == cortex.UserRejection || seenTyped && a.typed() {
 			if r.Has(voice.Stop) {
 				add(cortex.SignalStop)
 			}
-			if r.Has(voice.Correction) || r.Has(voice.Scope) || r.Has(voice.Reminder) {
+			if r.Has(voice.Correction) || r.Has(voice.Scope) || r.Has(voice.Reminder) || r.Has(voice.Instruction) {
 				add(cortex.SignalCorrection)
 			}
 			if r.Has(voice.Revert) {
@@ -147,12 +144,127 @@ func frictionSignalsOf(acts []act, calls []tcall, reasks map[int]bool) []frictio
 			if r.Has(voice.Abuse) {
 				add(cortex.SignalAbuseTerm)
 			}
+		case cortex.UserPrompt, cortex.UserCommand:
+			if !seenTyped && a.Thread == "" {
+				// The session's first prompt answers nothing the agent did.
+				seenTyped = true
+				if r.Has(voice.Abuse) {
+					add(cortex.SignalAbuseTerm)
+				}
+				break
+			}
+			if !seenTyped {
+				break
+			}
+			for _, s := range typedSignals(acts, i, reasks[i], known, d) {
+				add(s)
+			}
 		}
 		if len(sig) > 0 {
 			out = append(out, frictionAct{index: i, signals: sig})
 		}
 	}
 	return out
+}
+
+// typedSignals reads a typed act (not the session's first) in its
+// dialogue. Without the dialogue (known false) it returns every signal
+// the act could carry in some context.
+func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
+	a := acts[i]
+	r := a.Reading
+	var sig []string
+	add := func(s string) {
+		if !slices.Contains(sig, s) {
+			sig = append(sig, s)
+		}
+	}
+	if r.Has(voice.Abuse) {
+		add(cortex.SignalAbuseTerm)
+	}
+	v := d.around(acts, i)
+	if !known {
+		// A candidate: words that say something, a re-ask, or words the
+		// agent may concede (its calls, not read yet, can only narrow it).
+		if r.Says() || reask || v.Admitted {
+			add(cortex.SignalCorrection)
+		}
+		return sig
+	}
+	reason := followsStop(acts, i)
+	// Words that answer the agent's question are an answer, unless they
+	// say the agent got something wrong or the agent concedes it did.
+	answer := v.Asked && !reason && !v.Admitted
+	conditional := r.Words <= longMessage || v.Admitted
+	if r.Has(voice.Correction) || r.Has(voice.Scope) || r.Has(voice.Reminder) {
+		add(cortex.SignalCorrection)
+	}
+	// A complaint or an undo request is one whatever the agent asked.
+	if r.Has(voice.Revert) {
+		add(cortex.SignalRevert)
+	}
+	if r.Has(voice.Dissatisfied) {
+		add(cortex.SignalDissatisfied)
+	}
+	if !answer {
+		if r.Has(voice.Stop) {
+			add(cortex.SignalStop)
+		}
+		switch {
+		case conditional && r.Has(voice.Negation):
+			add(cortex.SignalCorrection)
+		case conditional && r.Has(voice.Report) && (v.Done || reason || v.Reverted):
+			add(cortex.SignalCorrection)
+		case r.Has(voice.Instruction) && reason:
+			add(cortex.SignalCorrection)
+		}
+		if reask {
+			add(cortex.SignalRepeatedRequest)
+		}
+	}
+	if v.Admitted || v.Reverted && (r.Says() || reason) {
+		// The agent concedes: the user corrected it, whatever the words.
+		if !r.Has(voice.Acceptance) || r.Says() {
+			add(cortex.SignalCorrection)
+		}
+	}
+	if reason && r.Says() && !r.Has(voice.Acceptance) {
+		add(cortex.SignalCorrection) // the reason for a stop
+	}
+	return sig
+}
+
+// stopCounts reports whether the interrupt acts[i] is friction: the user
+// then said why (the words before the agent's next call say something, or
+// the agent concedes), or what it stopped was visibly going wrong — the
+// turn's last call failed, or one operation failed repeatedly in it. A
+// wordless stop after work that went well, followed by a new task, is
+// not.
+func stopCounts(acts []act, i int, calls []tcall, d *dialogue) bool {
+	for _, j := range reasonsAfter(acts, i, calls) {
+		r := acts[j].Reading
+		if r.Says() && !r.Has(voice.Acceptance) {
+			return true
+		}
+		if d.around(acts, j).Admitted {
+			return true
+		}
+	}
+	a := acts[i]
+	start := turnStart(acts, i)
+	var turn []tcall
+	for _, c := range calls {
+		if c.Thread == a.Thread && c.Timestamp.After(start) && !c.Timestamp.After(a.At) {
+			turn = append(turn, c)
+		}
+	}
+	if len(turn) == 0 {
+		return false
+	}
+	if last := turn[len(turn)-1]; last.failure() {
+		return true
+	}
+	return len(retryLoops(turn)) > 0
 }
 
 // earlyStop reports whether the interrupt acts[i] came right after the
@@ -184,15 +296,19 @@ func earlyStop(acts []act, i int, calls []tcall) bool {
 }
 
 // followsStop reports whether acts[i] comes right after an interrupt or a
-// refusal (no other typed act between).
+// refusal that gave no reason of its own (no other typed act between):
+// its words are the reason.
 func followsStop(acts []act, i int) bool {
 	for j := i - 1; j >= 0; j-- {
 		p := acts[j]
 		if acts[i].At.Sub(p.At) > reasonAfter {
 			return false
 		}
-		if p.Kind == cortex.UserInterrupt || p.Kind == cortex.UserRejection {
+		if p.Kind == cortex.UserInterrupt || p.Kind == cortex.UserRejection && strings.TrimSpace(p.Text) == "" {
 			return true
+		}
+		if p.Kind == cortex.UserRejection {
+			return false
 		}
 		if p.typed() {
 			return false
@@ -233,15 +349,27 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 		sv           *sessionView
 		reasks       map[int]bool
 		reads, nread int
+		claims       []store.ClaimRow
+	}
+	// The agent's words about the dialogue (questions, concessions,
+	// "done"), of every session with acts: small rows from an index.
+	var withActs []*sessionView
+	var whole []store.CallWindow
+	for _, sv := range svs {
+		if len(sv.acts) > 0 {
+			withActs = append(withActs, sv)
+			whole = append(whole, store.CallWindow{Scope: sv.scope})
+		}
+	}
+	said, err := vr.claimsMany(ctx, whole)
+	if err != nil {
+		return nil, err
 	}
 	var sessions []session
 	var reads []callRead
-	for _, sv := range svs {
-		if len(sv.acts) == 0 {
-			continue
-		}
-		ss := session{sv: sv, reasks: markReasks(sv.acts), reads: len(reads)}
-		pre := frictionSignalsOf(sv.acts, nil, ss.reasks)
+	for k, sv := range withActs {
+		ss := session{sv: sv, reasks: markReasks(sv.acts), reads: len(reads), claims: said[k]}
+		pre := frictionSignalsOf(sv.acts, nil, ss.reasks, &dialogue{claims: ss.claims})
 		if len(pre) == 0 {
 			continue
 		}
@@ -269,7 +397,7 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 		for _, cs := range got[ss.reads : ss.reads+ss.nread] {
 			calls = append(calls, cs...)
 		}
-		hits := frictionSignalsOf(sv.acts, calls, ss.reasks)
+		hits := frictionSignalsOf(sv.acts, calls, ss.reasks, &dialogue{claims: ss.claims, calls: calls})
 		if len(hits) == 0 {
 			continue
 		}
@@ -414,12 +542,20 @@ func attribute(g *group, sv *sessionView, calls []tcall, hooks []store.HookRun) 
 const windowGap = 30 * time.Minute
 
 // turnWindows are the turns of the friction acts — from the user's
-// previous typed act to the act — merged where they overlap or are less
-// than gap apart, in time order.
+// previous typed act to the act, and the agent's reply after it (to the
+// user's next typed act, at most replyWindow) — merged where they overlap
+// or are less than gap apart, in time order.
 func turnWindows(acts []act, fa []frictionAct, gap time.Duration) [][2]time.Time {
 	var out [][2]time.Time
 	for _, f := range fa { // in act order
-		w := [2]time.Time{turnStart(acts, f.index), acts[f.index].At}
+		end := acts[f.index].At.Add(replyWindow)
+		for j := f.index + 1; j < len(acts); j++ {
+			if acts[j].typed() {
+				end = minTime(end, acts[j].At)
+				break
+			}
+		}
+		w := [2]time.Time{turnStart(acts, f.index), end}
 		if n := len(out); n > 0 && w[0].Sub(out[n-1][1]) < gap {
 			out[n-1][1] = maxTime(out[n-1][1], w[1])
 			continue

@@ -360,7 +360,7 @@ func mcpClaimRows(rows []cortex.EvidenceRow) []textRow {
 	out := make([]textRow, 0, 8)
 	for _, r := range rows {
 		plain := phrase.Normalize(r.Message)
-		if claim.ReadNormalized(plain) == 0 {
+		if claim.ReadNormalized(plain)&claim.Tool == 0 {
 			continue
 		}
 		at, _ := cortex.ParseTimestamp(r.Timestamp)

@@ -34,6 +34,9 @@ type sessionView struct {
 type voiceReader struct {
 	db    Store
 	known map[string]bool
+	// claimsCurrent caches Store.ClaimsCurrent for this pass (nil: not
+	// asked yet).
+	claimsCurrent *bool
 }
 
 func newVoiceReader(db Store) *voiceReader {

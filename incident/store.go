@@ -74,6 +74,11 @@ type Store interface {
 	// not succeed (a window's threads are ignored).
 	SessionCallFactsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.SessionCall, error)
 	SessionHookRunsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.HookRun, error)
+	// SessionClaimsMany returns the assistant rows of many windows whose
+	// stored claims are about the dialogue (claim.Dialogue: the agent
+	// conceding, asking, saying it is done), at most limit each; valid
+	// when ClaimsCurrent reports true.
+	SessionClaimsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.ClaimRow, error)
 	// CallTextsByID returns the texts of tool calls, by event id.
 	CallTextsByID(ctx context.Context, ids []int64) (map[int64]store.CallTexts, error)
 	// SkillEventMeta returns a skill event's stored metadata.

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/fts"
 	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
@@ -425,12 +426,13 @@ func (db *DB) SessionAssistantRows(ctx context.Context, s store.SessionScope, fr
 }
 
 // SessionClaimRows returns the assistant rows of a session in [from, to]
-// whose stored claims say something, in time order, at most limit.
+// whose stored claims say something about tools (claim.Tool), in time
+// order, at most limit.
 func (db *DB) SessionClaimRows(ctx context.Context, s store.SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
 	return db.evidence(ctx, `SELECT `+evidenceCols+` FROM logs
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
-		AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
-		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit)
+		AND (claim & ?) > 0 AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
+		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), int(claim.Tool), limit)
 }
 
 // ClaimsCurrent reports whether every assistant row's stored claims were

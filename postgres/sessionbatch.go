@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/internal/sqlpart"
 	"github.com/cortexhq/cortex/store"
 )
@@ -206,4 +207,21 @@ func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]store.C
 		out[r.id] = r.t
 	}
 	return out, err
+}
+
+// SessionClaimsMany returns, for many windows, the assistant rows whose
+// stored claims hold a kind about the dialogue (claim.Dialogue), in time
+// order, at most limit per window (the first): no texts.
+func (db *DB) SessionClaimsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.ClaimRow, error) {
+	return readWindows(ctx, db, len(ws), `SELECT w.i, l.id, l.timestamp, COALESCE(l.ai_agent_id, ''), l.claim`+windowsFrom+
+		`(SELECT id, timestamp, ai_agent_id, claim FROM logs
+		WHERE ai_session_id = w.sess AND ai_tool = w.tool AND hostname = w.host AND timestamp >= w.t0 AND timestamp <= w.t1
+		AND claim > 0 AND (claim & ?) > 0 AND ai_role = 'assistant'
+		ORDER BY timestamp, id LIMIT ?) l ORDER BY w.i, l.timestamp, l.id`, append(windows(ws), int(claim.Dialogue), limit), "claims",
+		func(rows pgx.Rows, c *store.ClaimRow, w *int) error {
+			var ts string
+			err := rows.Scan(w, &c.LogID, &ts, &c.Thread, &c.Kinds)
+			c.Timestamp = parseStoredTime(ts)
+			return err
+		})
 }

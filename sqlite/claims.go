@@ -24,13 +24,42 @@ func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
 }
 
 // SessionClaimRows returns the assistant rows of a session in [from, to]
-// whose stored claims say something (valid when ClaimsCurrent reports
-// true), in time order, at most limit.
+// whose stored claims say something about tools (claim.Tool; valid when
+// ClaimsCurrent reports true), in time order, at most limit.
 func (db *DB) SessionClaimRows(ctx context.Context, s SessionScope, from, to time.Time, limit int) ([]cortex.EvidenceRow, error) {
 	return db.evidence(ctx)(db.query(ctx, `SELECT `+evidenceCols+` FROM logs INDEXED BY idx_logs_claims
 		WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
-		AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
-		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), limit))
+		AND (claim & ?) > 0 AND ai_role = 'assistant' ORDER BY timestamp, id LIMIT ?`,
+		s.Session, string(s.Tool), s.Host, cortex.FormatTime(from), cortex.FormatTime(to), int(claim.Tool), limit))
+}
+
+// claimWindowSQL is one window of SessionClaimsMany.
+const claimWindowSQL = `SELECT ? AS w, id, timestamp, COALESCE(ai_agent_id, ''), claim FROM logs INDEXED BY idx_logs_claims
+	WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
+	AND (claim & ?) > 0 AND ai_role = 'assistant'`
+
+// SessionClaimsMany returns, for many windows, the assistant rows whose
+// stored claims hold a kind about the dialogue (claim.Dialogue: the agent
+// conceding, asking, saying it is done), in time order, at most limit per
+// window (the first): no texts. Valid when ClaimsCurrent reports true.
+func (db *DB) SessionClaimsMany(ctx context.Context, ws []CallWindow, limit int) ([][]ClaimRow, error) {
+	return readWindows(ctx, db, ws, limit, claimWindowSQL, "claims", func(w CallWindow) []any {
+		from, to := "", "\xff"
+		if !w.From.IsZero() {
+			from = cortex.FormatTime(w.From)
+		}
+		if !w.To.IsZero() {
+			to = cortex.FormatTime(w.To)
+		}
+		return []any{w.Scope.Session, string(w.Scope.Tool), w.Scope.Host, from, to, int(claim.Dialogue)}
+	}, func(rows *sql.Rows) (int, ClaimRow, error) {
+		var w int
+		var c ClaimRow
+		var ts string
+		err := rows.Scan(&w, &c.LogID, &ts, &c.Thread, &c.Kinds)
+		c.Timestamp = parseStoredTime(ts)
+		return w, c, err
+	}, func(c ClaimRow) (time.Time, int64) { return c.Timestamp, c.LogID })
 }
 
 // StaleClaim is an assistant row whose stored claims are missing or of

@@ -35,4 +35,5 @@ type (
 	LogList          = store.LogList
 	SkillLoad        = store.SkillLoad
 	SkillBody        = store.SkillBody
+	ClaimRow         = store.ClaimRow
 )

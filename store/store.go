@@ -105,6 +105,16 @@ func (c *SessionCall) Input() toolcall.Call {
 		Arguments: c.Arguments, Output: c.Output, ErrorText: c.ErrorText}
 }
 
+// ClaimRow is an assistant row's stored claims (package claim) as the
+// friction lens reads the dialogue: when, in which agent thread, which
+// kinds.
+type ClaimRow struct {
+	LogID     int64
+	Timestamp time.Time
+	Thread    string
+	Kinds     int
+}
+
 // CallWindow is a span of a session's tool calls to read: calls made in
 // [From, To] (a zero time leaves its side open), of the given agent
 // threads (all when empty).

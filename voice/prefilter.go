@@ -21,10 +21,35 @@ type pattern struct {
 
 func compile(expr string) *pattern {
 	p := &pattern{re: regexp.MustCompile(expr)}
-	if re, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		p.need = required(re.Simplify())
+	p.need = need(expr)
+	return p
+}
+
+// compileAlts compiles expr, an expression around the alternation of
+// alts, whose every match contains a match of one of alts: its texts are
+// the union of the alternatives' own (each parsed alone — the parser
+// factors common prefixes out of an alternation, which would leave the
+// analysis only the alternatives' tails).
+func compileAlts(expr string, alts []string) *pattern {
+	p := &pattern{re: regexp.MustCompile(expr)}
+	for _, a := range alts {
+		n := need(a)
+		if n == nil {
+			p.need = nil
+			return p
+		}
+		p.need = union(p.need, n)
 	}
 	return p
+}
+
+// need is required of an expression's parse (nil when it does not parse).
+func need(expr string) []string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return required(re.Simplify())
 }
 
 // possible reports whether a match can occur in s: false only when s
@@ -211,7 +236,7 @@ func (p *pattern) String() string { return p.re.String() }
 // (and those without texts). Looking for every text of every pattern with
 // strings.Contains would cost hundreds of searches per sentence.
 type textIndex struct {
-	always uint32      // patterns without texts
+	always uint64      // patterns without texts
 	short  []textEntry // texts under 3 bytes, looked for whole
 	long   []textEntry // the others, found through index
 	index  *phrase.Index
@@ -220,17 +245,17 @@ type textIndex struct {
 // textEntry is one text and the patterns (bits) it makes possible.
 type textEntry struct {
 	text string
-	mask uint32
+	mask uint64
 }
 
-// newTextIndex indexes the texts of at most 32 patterns; bit i of a scan
+// newTextIndex indexes the texts of at most 64 patterns; bit i of a scan
 // result stands for ps[i].
 func newTextIndex(ps []*pattern) *textIndex {
-	if len(ps) > 32 {
-		panic("voice: more than 32 patterns in a text index")
+	if len(ps) > 64 {
+		panic("voice: more than 64 patterns in a text index")
 	}
 	ix := &textIndex{}
-	add := func(list []textEntry, text string, bit uint32) []textEntry {
+	add := func(list []textEntry, text string, bit uint64) []textEntry {
 		for i := range list {
 			if list[i].text == text {
 				list[i].mask |= bit
@@ -240,7 +265,7 @@ func newTextIndex(ps []*pattern) *textIndex {
 		return append(list, textEntry{text, bit})
 	}
 	for i, p := range ps {
-		bit := uint32(1) << i
+		bit := uint64(1) << i
 		if p.need == nil {
 			ix.always |= bit
 			continue
@@ -263,7 +288,7 @@ func newTextIndex(ps []*pattern) *textIndex {
 
 // scan returns the patterns (bits) that can match s: a pattern whose bit
 // is clear has a text every match contains, and s contains none of them.
-func (ix *textIndex) scan(s string) uint32 {
+func (ix *textIndex) scan(s string) uint64 {
 	m := ix.always
 	for _, e := range ix.short {
 		if m&e.mask != e.mask && strings.Contains(s, e.text) {

@@ -51,7 +51,7 @@ func realTexts(tb testing.TB) []string {
 func patterns() []*pattern {
 	ps := []*pattern{acceptance, aimed}
 	for _, r := range rules {
-		ps = append(ps, r.re)
+		ps = append(ps, r.expr)
 	}
 	return ps
 }
@@ -67,7 +67,7 @@ func sound(t *testing.T, s string) {
 	}
 	mask := ruleTexts.scan(s)
 	for k, r := range rules {
-		if r.re.re.MatchString(s) && mask&(1<<k) == 0 {
+		if r.expr.re.MatchString(s) && mask&(1<<k) == 0 {
 			t.Fatalf("text index rejects %q for %s, which matches it", s, r.category)
 		}
 	}
@@ -79,9 +79,15 @@ func sound(t *testing.T, s string) {
 func TestPrefilterAgreesOnRealText(t *testing.T) {
 	texts := realTexts(t)
 	found := 0
-	for _, text := range texts {
+	for i, text := range texts {
 		if got, want := Unquoted(text), unquotedReference(text); got != want {
 			t.Fatalf("Unquoted(%q) = %q, want %q", text, got, want)
+		}
+		// Every text of the length people type (the reference reading runs
+		// every expression on every sentence: slow on long tool outputs),
+		// and every eighth longer one.
+		if len(text) > 1024 && i%8 != 0 {
+			continue
 		}
 		norm := Normalize(text)
 		fast, slow := readNormalized(norm, nil, true), readNormalized(norm, nil, false)
@@ -196,7 +202,7 @@ func TestTextIndexScan(t *testing.T) {
 			if mask&(1<<k) != 0 {
 				got = append(got, r.category)
 			}
-			if r.re.possible(c.sentence) != (mask&(1<<k) != 0) {
+			if r.expr.possible(c.sentence) != (mask&(1<<k) != 0) {
 				t.Errorf("%q: scan and possible disagree on %s", c.sentence, r.category)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 
 // logicVersion is bumped when how the rules are applied changes (the
 // patterns themselves are hashed into Version).
-const logicVersion = 1
+const logicVersion = 2
 
 // Version identifies the rules a stored reading was made with: the
 // patterns of every category, the acceptance and mention patterns, the
@@ -17,10 +17,14 @@ const logicVersion = 1
 var Version = func() int {
 	h := fnv.New32a()
 	for _, r := range rules {
-		h.Write([]byte(r.category + "\x00" + r.re.String() + "\x00"))
+		opener := "\x00"
+		if r.opener {
+			opener = "\x01"
+		}
+		h.Write([]byte(r.category + opener + r.expr.String() + "\x00"))
 	}
 	for _, re := range []string{acceptance.String(), mentionBefore.String(), mentionAfter.String(), aimed.String(),
-		sentenceEnd.String(), strings.Join(DefaultAbuseTerms, ",")} {
+		sentenceEnd.String(), strings.Join(DefaultAbuseTerms, ","), strings.Join(notNegations, ",")} {
 		h.Write([]byte(re + "\x00"))
 	}
 	h.Write([]byte{logicVersion})

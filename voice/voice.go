@@ -1,13 +1,24 @@
-// Package voice reads what a human typed to a coding agent: whether the
-// words correct the agent, stop it, ask to undo its work, remind it of an
-// instruction it ignored, complain, or swear at it. It is the vocabulary of
-// the incident engine's user-voice signals, and it is pure: text in, a
-// Reading out.
+// Package voice reads what a human typed to a coding agent: the form of a
+// message — whether it corrects the agent, stops it, asks to undo its
+// work, reminds it of an instruction it ignored, complains about the
+// result, swears at it, or only opens with a negation, challenges it or
+// reports a broken result (which the dialogue around it decides). It is
+// the vocabulary of the incident engine's user-voice signals, and it is
+// pure: text in, a Reading out.
 //
-// The vocabulary was grown from how people write to agents in real
-// transcripts: lower case, no apostrophes ("i didnt ask you to rewrite
-// it"), ".." as punctuation, instructions without a subject ("do not
-// commit anything"). It matches on word boundaries, after
+// The vocabulary is small general classes, not phrases from transcripts:
+// the second person with a failure verb ("you forgot", "you didn't run"),
+// negations and contradictions ("no, …", "that's not what I asked", "I
+// meant"), reports that the result is still broken ("it still fails",
+// "same error", "nothing changed"), stop and undo words, reminders ("as I
+// said"), complaints about the result ("too faded", "not gold enough") —
+// in English, and for the same classes in Spanish, Portuguese, French,
+// German, Italian, Russian, Chinese (simplified and traditional), Japanese
+// and Korean. The agent's own acknowledgement after a message (package
+// claim) is read by the engine: it confirms a correction in any language.
+//
+// Words are matched on word boundaries (substrings in Chinese, Japanese and
+// Korean), sentence by sentence, after
 //
 //   - blanking code and quotations (```fenced blocks```, `inline code`,
 //     "double-quoted" spans on one line), so words a user quotes are not
@@ -17,7 +28,7 @@
 //   - restoring the apostrophes of contractions typed without one
 //     ("didnt" → "didn't", "thats" → "that's").
 //
-// It keeps acceptances out ("no, that's fine", "no worries" are not
+// Acceptances are kept apart ("no, that's fine", "no worries" are not
 // corrections) and mentions of swear words out ("add the word 'damn' to
 // the list").
 package voice
@@ -27,6 +38,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cortexhq/cortex/phrase"
 )
@@ -35,7 +47,7 @@ import (
 const (
 	// Correction: the agent did the wrong thing, misunderstood, or its
 	// result does not do what it claimed ("that's not what I asked",
-	// "i didnt ask you to rewrite it", "i meant for …", "you missed …").
+	// "you forgot the changelog", "it still fails").
 	Correction = "correction"
 	// Stop: the user stops the work or calls it unneeded ("you can stop.
 	// unnecessary", "no need to run tests, I'll run them").
@@ -49,29 +61,55 @@ const (
 	// Reminder: the user repeats an instruction the agent did not follow
 	// ("I told you to", "as I said", "the skill says").
 	Reminder = "reminder"
-	// Dissatisfied is a weak signal: a complaint about the result without
-	// a correction ("meh", "it's too complicated", "ew i hate all of
-	// those").
+	// Dissatisfied: a complaint about the result ("meh", "it's too
+	// complicated", "not bright enough", "doesn't look right").
 	Dissatisfied = "dissatisfied"
 	// Abuse: a swear word used, not mentioned.
 	Abuse = "abuse"
 	// Instruction is not friction: a standing instruction ("do not commit
 	// anything", "dont make any changes yet"). It becomes evidence when it
-	// follows an interrupt or a rejection (the reason the user stopped the
-	// agent) or when the agent acts against it.
+	// follows an interrupt or a refusal (the reason the user stopped the
+	// agent) or when the agent acknowledges it was wrong.
 	Instruction = "instruction"
+	// Negation: the message opens with a negation ("no, …", "nope"): a
+	// correction when it answers the agent's work, an answer when it
+	// answers the agent's question.
+	Negation = "negation"
+	// Challenge: a question or hedge that challenges what the agent did
+	// ("are you sure?", "why is it in its own folder?", "wait, …"): a
+	// correction when the agent then acknowledges a mistake.
+	Challenge = "challenge"
+	// Report: the result is broken or missing ("the page is blank", "I
+	// don't see the button"), without a sign it is the agent's doing: a
+	// correction after the agent claimed the work done, or when it
+	// acknowledges a mistake.
+	Report = "report"
+	// Acceptance: the message opens by accepting or thanking ("ok", "looks
+	// good", "thanks", "好的") — no verdict against the agent.
+	Acceptance = "acceptance"
 )
 
 // Categories lists the categories in a stable order.
 func Categories() []string {
-	return []string{Correction, Stop, Revert, Scope, Reminder, Dissatisfied, Abuse, Instruction}
+	return []string{Correction, Stop, Revert, Scope, Reminder, Dissatisfied, Abuse, Instruction, Negation, Challenge, Report, Acceptance}
 }
 
-// Strong reports whether a category is a verdict on its own (weak
-// categories and instructions are not).
+// Strong reports whether a category is a verdict on its own (the others
+// need the dialogue around them: an instruction after a stop, a negation
+// that answers the agent's work, a challenge the agent concedes).
 func Strong(category string) bool {
 	switch category {
-	case Correction, Stop, Revert, Scope, Reminder, Abuse:
+	case Correction, Stop, Revert, Scope, Reminder, Dissatisfied, Abuse:
+		return true
+	}
+	return false
+}
+
+// Conditional reports whether a category is a verdict only in context
+// (negation, challenge, report, instruction).
+func Conditional(category string) bool {
+	switch category {
+	case Instruction, Negation, Challenge, Report:
 		return true
 	}
 	return false
@@ -88,6 +126,9 @@ type Reading struct {
 	// Intensity rates abuse: 0 none, 1 a lone mild word ("crap"), up to 5
 	// (several terms, shouting, aimed at the agent).
 	Intensity int `json:"intensity,omitempty"`
+	// Words counts the message's words (CJK characters count one each):
+	// a long message is more often a new task than a reply.
+	Words int `json:"words,omitempty"`
 }
 
 // Has reports whether the reading carries category c.
@@ -103,108 +144,51 @@ func (r Reading) Friction() bool {
 	return false
 }
 
-// rule is one category's patterns, compiled as one alternation over
-// normalized text.
+// Says reports whether the reading carries any category but acceptance:
+// the message may be friction, in its context.
+func (r Reading) Says() bool {
+	for _, c := range r.Categories {
+		if c != Acceptance {
+			return true
+		}
+	}
+	return false
+}
+
+// rule is one class's pattern, compiled as one alternation over
+// normalized text. An opener runs on the message's first sentence only.
 type rule struct {
 	category string
-	re       *pattern
+	lang     string
+	opener   bool
+	expr     *pattern
 }
 
 // b wraps an alternation in word boundaries that also hold next to
 // apostrophes (RE2's \b treats ' as a boundary, which is what we want:
 // "that's" ends on a word character).
 func b(alts ...string) *pattern {
-	return compile(`(?:^|[^\pL\pN_])(` + strings.Join(alts, "|") + `)(?:$|[^\pL\pN_])`)
+	return compileAlts(`(?:^|[^\pL\pN_])(`+strings.Join(alts, "|")+`)(?:$|[^\pL\pN_])`, alts)
 }
 
-// The vocabulary. Patterns run on each sentence of Normalize output
-// (lower case, ASCII apostrophes, contractions restored, single spaces);
-// ^ and $ anchor at the sentence's ends.
-var rules = []rule{
-	{Correction, b(
-		`(?:that's|that is|this is|it's|it is|its) not (?:really |exactly |quite )?what (?:i|we) (?:asked for|asked|meant|wanted|want|need|said|had in mind)`,
-		`not (?:really |exactly |quite )?what (?:i|we) (?:asked for|asked|meant|wanted|had in mind)`,
-		`i (?:didn't|did not|never) (?:ask|asked|tell|told|want|wanted|say|said) (?:you )?(?:to|for|that)`,
-		`(?:i|we) (?:didn't|did not|never) (?:ask|asked) (?:you|for)`,
-		`who asked (?:you|for)`,
-		`i meant`, `what i meant`, `i (?:was|am|'m) (?:talking|asking) about`,
-		`(?:that's|that is|this is|it's|it is) not how (?:i|we|it|this|that|the)`,
-		`(?:this|that) (?:isn't|is not) (?:my|our) (?:workflow|process|setup|intent|point)`,
-		`(?:that's|that is|this is|it's|it is) (?:wrong|incorrect|not right|not correct|not true|backwards)`,
-		`you(?:'re| are) wrong`, `you got (?:it|this|that) wrong`,
-		`you (?:missed|forgot|skipped|ignored|broke|overwrote|misunderstood|misread|messed up)`,
-		`you (?:didn't|did not|haven't|have not|never) (?:actually )?(?:do|follow|read|run|test|check|update|fix|implement|use|commit|push|listen|change|finish)`,
-		`you were supposed to`, `you should(?:n't| not)? have`, `why (?:did|would) you`,
-		`you (?:didn't|did not) need to`, `(?:it|that|this) (?:didn't|did not) need`,
-		`but (?:that's|that is|it's|it is) actually`,
-		`no,? (?:that|this|it)(?:'s| is| was| has| does| did)? (?:not|n't)`,
-		`no,? (?:that|this|it) (?:isn't|wasn't|hasn't|doesn't|didn't)`,
-		`no,? (?:that|this|it)(?:'s| is| was) (?:the )?(?:wrong|incorrect)`,
-		`no,? i (?:said|meant|asked|wanted|want|told|need)`,
-		`no,? not (?:that|this|the|like|what|quite)`,
-		`no,? i (?:don't|do not|can't|cannot) see`,
-		`no,? (?:set|use|put|change|keep|leave|make|revert|undo) (?:it|the|that|this|them|to)`,
-		`(?:it|this|that) still (?:doesn't|does not|isn't|is not|didn't|did not|won't|fails|breaks)`,
-		`still (?:not|broken|failing|the same|wrong) `,
-		`(?:it|this|that) (?:really )?(?:doesn't|does not|didn't|did not) (?:work|change anything|fix|help)`,
-		`(?:it|this|that) (?:really )?(?:doesn't|does not) (?:look|seem) like (?:it|anything) (?:got|changed|worked|did|was|has)`,
-		`(?:that|this|it) (?:shouldn't|should not) (?:happen|be happening)`,
-		`^fix your`,
-	)},
-	{Stop, b(
-		`you can stop`, `(?:please |just |ok,? |okay,? )?stop (?:it|that|this|now|here|there|doing|working|what you)`,
-		`^(?:please |ok,? |okay,? |just )?stop,?$`,
-		`^(?:that's |this is |it's |its )?(?:unnecessary|not necessary|not needed)`,
-		`no need (?:to|for)`, `there(?:'s| is) no need`,
-		`(?:i'll|i will) (?:run|test) (?:it|them|that|this|those|the \pL+)`,
-		`(?:i'll|i will|let me) (?:do|handle|check|fix|run|test) (?:it|them|that|this|those) myself`,
-		`never ?mind`, `forget (?:it|that|about it)`, `don't bother`, `(?:that's|that is) enough`,
-		`(?:cancel|abort) (?:that|it|this|the)`,
-	)},
-	{Revert, b(
-		`revert`, `reverted`, `undo`, `roll ?back`, `put (?:it|that|them|everything) back`,
-		`discard (?:the |your |these |those |all |any |my )?(?:changes|edits|work)`,
-		`start over`, `back to the drawing board`, `throw (?:it|that|this) away`,
-		`restore (?:it|the|that|them) (?:to|back)`,
-	)},
-	{Scope, b(
-		`wrong (?:repo|repository|branch|directory|folder|file|project|checkout|worktree|source|path|environment|server|account|one|tool|command|skill|version|model|approach|url|endpoint|table|database)`,
-		`source of truth`, `stale data`, `outdated data`, `memory-vs-live`, `memory vs live`, `not the live`,
-		`(?:the )?other (?:repo|repository|branch|checkout|worktree)`,
-		`not (?:that|this) (?:repo|repository|branch|file|folder|directory|project|one)`,
-	)},
-	{Reminder, b(
-		`i told you`, `i (?:already |just )?(?:said|asked|told you) (?:to|not to|that)`, `as i said`, `like i said`,
-		`^i (?:said|asked for) (?:the|a|an|to|not|that|it)`,
-		`how many times`, `you keep`, `i (?:asked|told) you (?:to|not to)`,
-		`without (?:any )?verification`, `claimed success without`, `should have created (?:a|an) (?:bead|issue)`,
-		`stopped at the plan`, `stopped at plan`, `i asked you to implement`,
-		`the (?:skill|instructions?|docs?|readme) (?:says|said|say)`, `you didn't follow`, `you did not follow`,
-		`agents\.md says`, `claude\.md says`, `wrong transport`, `instead of using \pL+`,
-	)},
-	{Dissatisfied, b(
-		`meh`, `ew`, `ugh`, `i hate (?:all of )?(?:this|that|those|it|them|these)`,
-		`(?:this|that|the) (?:idea |approach |design )?sucks`,
-		`(?:it|this|that)(?:'s| is| was| looks| feels| sounds) (?:a (?:little|bit) )?(?:too (?:complicated|complex|much)|terrible|awful|horrible|confusing|worse)`,
-		`too complicated`, `(?:super|very|so|really|pretty) confusing`, `i (?:don't|do not) get it`,
-		`(?:we|you) (?:don't|do not) need to`, `not really what`,
-	)},
-	{Instruction, b(
-		`(?:do not|don't|never|dont) (?:make any|make|implement|run|commit|push|change|touch|edit|create|add|write|open|start|do any|use|delete|remove|merge|deploy|install)(?: \pL+)?`,
-		`without asking`, `before you (?:make|do|change|start)`, `i (?:don't|do not) want (?:a|any|you to)`,
-	)},
-}
+// rules are every language's classes.
+var rules = append(slices.Clone(english), otherRules(other)...)
 
-// sentenceEnd splits a message into sentences: at ., !, ?, ; or a line
-// break followed by white space or the end ("plan.md" and "e.g" stay whole
-// words; "..", common in typed prompts, ends a sentence).
-var sentenceEnd = regexp.MustCompile(`(?:[.!?;]+(?:\s+|$)|\.\.+|\n+)`)
+// sentenceEnd splits a message into sentences: at ., !, ?, ; (and their
+// full-width forms) or a line break followed by white space or the end
+// ("plan.md" and "e.g" stay whole words; "..", common in typed prompts,
+// ends a sentence).
+var sentenceEnd = regexp.MustCompile(`(?:[.!?;]+(?:\s+|$)|\.\.+|\n+|[。！？；…]+\s*)`)
 
 // findAll returns the first group of every match of re in the sentences
-// (at most 4 per sentence), trimmed. With masks (from ruleTexts), it skips
-// the sentences whose mask lacks bit: re cannot match them.
-func findAll(re *pattern, sentences []string, masks []uint32, bit uint32) []string {
+// (at most 4 per sentence), trimmed; an opener looks at the first
+// sentence only. With masks (from ruleTexts), it skips the sentences whose
+// mask lacks bit: re cannot match them.
+func findAll(ru rule, sentences []string, masks []uint64, bit uint64) []string {
 	var out []string
+	if ru.opener && len(sentences) > 1 {
+		sentences = sentences[:1]
+	}
 	for i, s := range sentences {
 		if masks != nil && masks[i]&bit == 0 {
 			continue
@@ -213,28 +197,58 @@ func findAll(re *pattern, sentences []string, masks []uint32, bit uint32) []stri
 		if s == "" {
 			continue
 		}
-		for _, m := range re.re.FindAllStringSubmatch(s, 4) {
-			out = append(out, m[1])
+		for _, m := range ru.expr.re.FindAllStringSubmatch(s, 4) {
+			out = append(out, strings.TrimSpace(m[1]))
 		}
 	}
 	return out
+}
+
+// firstSentence drops the empty sentences before the first one (so an
+// opener looks at the message's first words).
+func firstSentence(sentences []string) []string {
+	for i, s := range sentences {
+		if strings.TrimSpace(s) != "" {
+			return sentences[i:]
+		}
+	}
+	return nil
 }
 
 // ruleTexts finds which rules can match a sentence (bit i: rules[i]).
 var ruleTexts = func() *textIndex {
 	ps := make([]*pattern, len(rules))
 	for i, r := range rules {
-		ps[i] = r.re
+		ps[i] = r.expr
 	}
 	return newTextIndex(ps)
 }()
 
-// acceptance suppresses corrections that are really agreement ("no,
-// that's fine", "no worries").
-var acceptance = b(
-	`no,? (?:that's|that is|it's|it is|then it's|then its) (?:fine|good|great|ok|okay|perfect|right|correct)`,
-	`no (?:worries|problem|problems)`, `not bad`, `nope,? (?:all )?good`,
-)
+// notNegations open with a negation word without negating the agent's
+// work ("no idea", "not sure", "no rush"; in Chinese "不过" is "but").
+var notNegations = []string{"no idea", "no clue", "not sure", "no rush", "no need", "no problem", "no worries", "not bad",
+	"never mind", "nevermind", "no pressure", "not yet", "不过", "不過", "不错", "不錯", "不客气", "不客氣", "没问题", "沒問題", "没关系", "沒關係", "不用了"}
+
+// countWords counts the words of a normalized text: runs of letters or
+// digits, each CJK character one word.
+func countWords(norm string) int {
+	n, in := 0, false
+	for _, r := range norm {
+		switch {
+		case r >= 0x3040 && r <= 0x30ff || r >= 0x3400 && r <= 0x9fff || r >= 0xac00 && r <= 0xd7af || r >= 0xf900 && r <= 0xfaff:
+			n++
+			in = false
+		case r == '\'' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 0x7f && unicode.IsLetter(r):
+			if !in {
+				n++
+			}
+			in = true
+		default:
+			in = false
+		}
+	}
+	return n
+}
 
 // DefaultAbuseTerms are the swear words the abuse reading looks for.
 var DefaultAbuseTerms = []string{
@@ -284,34 +298,44 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 	if norm == "" {
 		return r
 	}
+	r.Words = countWords(norm)
 	var accepted bool
 	if prefilter {
 		accepted = acceptance.MatchString(norm)
 	} else {
 		accepted = acceptance.re.MatchString(norm)
 	}
-	sentences := sentenceEnd.Split(norm, -1)
-	var masks []uint32
+	sentences := firstSentence(sentenceEnd.Split(norm, -1))
+	var masks []uint64
 	if prefilter {
-		var buf [32]uint32
+		var buf [32]uint64
 		masks = buf[:0]
 		for _, s := range sentences {
 			masks = append(masks, ruleTexts.scan(s))
 		}
 	}
-	for k, ru := range rules {
-		for _, m := range findAll(ru.re, sentences, masks, uint32(1)<<k) {
-			p := m
-			if accepted && ru.category == Correction && strings.HasPrefix(p, "no") {
-				continue
-			}
-			if !slices.Contains(r.Categories, ru.category) {
-				r.Categories = append(r.Categories, ru.category)
-			}
-			if !slices.Contains(r.Phrases, p) {
-				r.Phrases = append(r.Phrases, p)
-			}
+	notNegation := slices.ContainsFunc(notNegations, func(p string) bool { return strings.HasPrefix(norm, p) })
+	add := func(category, p string) {
+		if !slices.Contains(r.Categories, category) {
+			r.Categories = append(r.Categories, category)
 		}
+		if p != "" && !slices.Contains(r.Phrases, p) {
+			r.Phrases = append(r.Phrases, p)
+		}
+	}
+	for k, ru := range rules {
+		for _, p := range findAll(ru, sentences, masks, uint64(1)<<k) {
+			switch {
+			case accepted && ru.category == Correction && strings.HasPrefix(p, "no"):
+				continue // "no, that's fine"
+			case ru.category == Negation && (accepted || notNegation):
+				continue // "no worries", "not sure"
+			}
+			add(ru.category, p)
+		}
+	}
+	if accepted {
+		add(Acceptance, "")
 	}
 	if abuse == nil {
 		abuse = defaultAbuse
@@ -326,6 +350,8 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 		r.Categories = append(r.Categories, Abuse)
 		r.Intensity = intensity(norm, r.Terms)
 	}
+	order := Categories()
+	slices.SortFunc(r.Categories, func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) })
 	return r
 }
 
