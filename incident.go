@@ -22,6 +22,10 @@ const (
 	SignalScopeConfusion = "scope_or_source_confusion"
 	SignalIgnoredPolicy  = "ignored_skill_or_policy_instruction"
 	SignalOverlongLoop   = "overlong_loop_after_skill"
+	// SignalSkillRetryLoop: in the run's scope the agent ran the same
+	// failing operation again and again (or nothing succeeded for a long
+	// stretch), whether or not the user said anything.
+	SignalSkillRetryLoop = "retry_loop_after_skill"
 	SignalAbuseTerm      = "abuse_term"
 )
 
@@ -46,6 +50,10 @@ const (
 	SignalRevert          = "revert_request"
 	SignalRepeatedRequest = "repeated_request"
 	SignalDissatisfied    = "user_dissatisfied"
+	// SignalRetryLoop: the agent ran the same failing operation again and
+	// again (or nothing succeeded for a long stretch) outside any skill's
+	// run: friction the user may never have put into words.
+	SignalRetryLoop = "retry_loop"
 )
 
 // Hook lens signals.

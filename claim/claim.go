@@ -39,13 +39,16 @@ const (
 	// Completion: the agent says the work is done ("Done.", "I've fixed
 	// …", "should now work").
 	Completion
+	// Agreement: the agent grants the user a point ("good catch", "fair
+	// point") — weaker than an admission: agents say it of suggestions too.
+	Agreement
 )
 
 // Tool is the kinds about tools (what the MCP lens reads); Dialogue the
 // kinds about the exchange with the user (what the friction lens reads).
 const (
 	Tool     = Unavailable | Failure
-	Dialogue = Admission | Asks | Completion
+	Dialogue = Admission | Asks | Completion | Agreement
 )
 
 // Has reports whether k holds every kind of o.
@@ -70,12 +73,10 @@ var (
 	// admittedCJK).
 	admission = phrase.NewSet(
 		"you're right", "you are right", "you're absolutely right", "you are absolutely right", "you're completely right",
-		"you're correct", "you are correct", "you're absolutely correct", "good catch", "great catch", "nice catch",
-		"my mistake", "my bad", "my apologies", "i apologize", "i apologise", "apologies for", "sorry about that",
+		"you're correct", "you are correct", "you're absolutely correct", "my mistake", "my bad", "my apologies", "i apologize", "i apologise", "apologies for", "sorry about that",
 		"sorry for the", "sorry, i", "sorry - i", "i was wrong", "i misunderstood", "i misread", "i made a mistake",
 		"i made an error", "that was a mistake", "that was my mistake", "i should have", "i shouldn't have",
-		"i should not have", "i overlooked", "i jumped ahead", "i got that wrong", "i got it wrong", "you caught",
-		"fair point", "good point", "valid point", "let me revert", "i'll revert", "let me undo", "i'll undo",
+		"i should not have", "i overlooked", "i jumped ahead", "i got that wrong", "i got it wrong", "let me revert", "i'll revert", "let me undo", "i'll undo",
 		"i introduced", "i broke",
 		"tienes razón", "tiene razón", "tienes toda la razón", "disculpa", "disculpe", "perdón", "lo siento", "mi error",
 		"me equivoqué", "você tem razão", "tem razão", "desculpe", "desculpa", "peço desculpas", "meu erro", "me enganei",
@@ -84,6 +85,9 @@ var (
 		"извините", "прошу прощения", "моя ошибка", "я ошибся", "простите", "hai ragione", "ha ragione", "scusa",
 		"scusate", "mi scuso", "errore mio", "mi sono sbagliato",
 	)
+	agreement = phrase.NewSet("good catch", "great catch", "nice catch", "you caught", "fair point", "good point",
+		"valid point", "great point", "good call", "fair enough", "buena observación", "bom ponto", "bonne remarque",
+		"guter punkt", "хорошее замечание", "buona osservazione")
 	completion = phrase.NewSet(
 		"done", "all done", "i've fixed", "i have fixed", "i've updated", "i have updated", "i've implemented",
 		"i have implemented", "i've added", "i have added", "i've created", "i've changed", "i've made", "i've removed",
@@ -104,6 +108,9 @@ var admittedCJK = []string{"你说得对", "您说得对", "你說得對", "您�
 	"すみません", "失礼しました", "私のミス", "私の誤り", "間違えました", "맞습니다", "맞아요", "죄송합니다", "죄송해요",
 	"제 실수", "제가 잘못", "지적해 주셔서"}
 
+// agreedCJK are agreements in those languages ("good point").
+var agreedCJK = []string{"好问题", "好問題", "说得好", "說得好", "良い指摘", "いい指摘", "좋은 지적"}
+
 // completedCJK are completions in those languages.
 var completedCJK = []string{"已经修复", "已修复", "已經修復", "完成了", "已完成", "修正しました", "完了しました", "対応しました",
 	"완료했습니다", "완료되었습니다", "수정했습니다"}
@@ -117,10 +124,11 @@ const logicVersion = 2
 // read again.
 var Version = func() int {
 	h := fnv.New32a()
-	for _, s := range []*phrase.Set{unavailable, failure, admission, completion} {
+	for _, s := range []*phrase.Set{unavailable, failure, admission, completion, agreement} {
 		h.Write([]byte(strings.Join(s.Phrases(), "\x00") + "\x01"))
 	}
-	h.Write([]byte(strings.Join(admittedCJK, "\x00") + "\x01" + strings.Join(completedCJK, "\x00") + "\x01"))
+	h.Write([]byte(strings.Join(admittedCJK, "\x00") + "\x01" + strings.Join(completedCJK, "\x00") + "\x01" +
+		strings.Join(agreedCJK, "\x00") + "\x01"))
 	h.Write([]byte{logicVersion})
 	return int(h.Sum32()&0x7fffffff) | 1 // never 0: 0 is "not read"
 }()
@@ -163,6 +171,9 @@ func ReadNormalized(norm string) Kinds {
 	}
 	if len(completion.FindNormalized(norm)) > 0 || containsAny(norm, completedCJK) {
 		k |= Completion
+	}
+	if len(agreement.FindNormalized(norm)) > 0 || containsAny(norm, agreedCJK) {
+		k |= Agreement
 	}
 	return k
 }

@@ -45,7 +45,8 @@ func TestReadDialogue(t *testing.T) {
 	}{
 		{"You're right — I changed the wrong file. Let me fix that.", Admission | Completion},
 		{"You’re absolutely right, the flag should default to false.", Admission},
-		{"Good catch: the loop never terminates when the list is empty.", Admission},
+		{"Good catch: the loop never terminates when the list is empty.", Agreement},
+		{"Good point — a map would be simpler here.", Agreement},
 		{"My mistake, I misread the spec.", Admission},
 		{"Sorry about that. I'll put the original config back.", Admission},
 		{"Sorry, I can't reach that host from here.", Admission}, // an apology still: the engine weighs it with the user's words
@@ -67,7 +68,7 @@ func TestReadDialogue(t *testing.T) {
 		{"I'll look at the failing test next.", 0},
 	} {
 		if got := Read(c.text); got != c.want {
-			t.Errorf("Read(%q) = %05b, want %05b", c.text, got, c.want)
+			t.Errorf("Read(%q) = %06b, want %06b", c.text, got, c.want)
 		}
 	}
 }

@@ -80,6 +80,44 @@ func toActs(rows []store.UserAct) []act {
 		}
 		out = append(out, a)
 	}
+	return dropRepeatedQueued(out, rows)
+}
+
+// queuedRepeat bounds how long after a queued prompt its delivery (the
+// same words as a prompt or a queued_command record) may come.
+const queuedRepeat = 30 * time.Minute
+
+// dropRepeatedQueued drops the queued prompts (Claude's queue-operation
+// records) whose words the session repeats later as a delivered prompt:
+// one message is one act, at the time the agent received it.
+func dropRepeatedQueued(acts []act, rows []store.UserAct) []act {
+	queued := map[int64]bool{}
+	for _, r := range rows {
+		if r.Source == "queued" {
+			queued[r.ID] = true
+		}
+	}
+	if len(queued) == 0 {
+		return acts
+	}
+	out := acts[:0]
+	for i, a := range acts {
+		repeated := false
+		if queued[a.ID] && a.Kind == cortex.UserPrompt {
+			for _, b := range acts[i+1:] {
+				if b.At.Sub(a.At) > queuedRepeat {
+					break
+				}
+				if b.typed() && b.Thread == a.Thread && strings.TrimSpace(b.Text) == strings.TrimSpace(a.Text) {
+					repeated = true
+					break
+				}
+			}
+		}
+		if !repeated {
+			out = append(out, a)
+		}
+	}
 	return out
 }
 

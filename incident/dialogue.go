@@ -43,6 +43,9 @@ type turnView struct {
 	// checkout/restore/revert/reset, a stash).
 	Admitted bool
 	Reverted bool
+	// Agreed: the reply granted the user a point ("good catch", "fair
+	// point"): it confirms a challenge, not words that say nothing.
+	Agreed bool
 }
 
 // dialogue is the agent's side of a span of a session: its claim rows
@@ -106,10 +109,12 @@ func (d *dialogue) around(acts []act, i int) turnView {
 		before = end
 	}
 	for _, c := range d.claims {
-		if c.Thread == a.Thread && c.Timestamp.After(a.At) && c.Timestamp.Before(before) && claim.Kinds(c.Kinds).Has(claim.Admission) {
-			v.Admitted = true
-			break
+		if c.Thread != a.Thread || !c.Timestamp.After(a.At) || !c.Timestamp.Before(before) {
+			continue
 		}
+		k := claim.Kinds(c.Kinds)
+		v.Admitted = v.Admitted || k.Has(claim.Admission)
+		v.Agreed = v.Agreed || k.Has(claim.Agreement)
 	}
 	return v
 }

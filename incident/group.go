@@ -111,6 +111,20 @@ func (g *group) addAnchor(logID int64, at time.Time, signal, term string) {
 	g.Anchors = append(g.Anchors, anchor{LogID: logID, At: at, Signals: []string{signal}, Term: term})
 }
 
+// addAnchorRow marks row as evidence of signal without counting the
+// signal again (the further calls of one loop).
+func (g *group) addAnchorRow(logID int64, at time.Time, signal string) {
+	for i := range g.Anchors {
+		if g.Anchors[i].LogID == logID {
+			if !slices.Contains(g.Anchors[i].Signals, signal) {
+				g.Anchors[i].Signals = append(g.Anchors[i].Signals, signal)
+			}
+			return
+		}
+	}
+	g.Anchors = append(g.Anchors, anchor{LogID: logID, At: at, Signals: []string{signal}})
+}
+
 // present returns the sorted names of the signals counted at least once.
 func (g *group) present() []string {
 	out := make([]string, 0, len(g.Signals))

@@ -25,7 +25,8 @@ func (frictionLens) prefix() string { return "friction-inc-" }
 
 func (frictionLens) signals() []string {
 	return []string{cortex.SignalInterrupt, cortex.SignalRejection, cortex.SignalStop, cortex.SignalCorrection,
-		cortex.SignalRevert, cortex.SignalAbuseTerm, cortex.SignalRepeatedRequest, cortex.SignalDissatisfied}
+		cortex.SignalRevert, cortex.SignalAbuseTerm, cortex.SignalRepeatedRequest, cortex.SignalDissatisfied,
+		cortex.SignalRetryLoop}
 }
 
 // weakSignals are friction that is no verdict alone: a complaint, asking
@@ -67,8 +68,33 @@ func (frictionLens) candidates(ctx context.Context, db Store, p *cortex.Incident
 		return member{ID: a.ID, LogID: a.LogID, At: a.Timestamp, Kind: a.Kind,
 			Key: groupKey{Tool: a.Tool, Host: a.Host, Project: a.Project, Session: a.Session}}
 	})
+	// Sessions where the agent may have looped on a failure, whatever the
+	// user said: each a marker member (no event of its own).
+	until := p.Until
+	if !until.IsZero() {
+		until = until.Add(runLookback) // a loop the range cuts still counts its failures after it
+	}
+	loops, err := db.FailedCallSessions(ctx, store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+		Host: p.Host, Since: since, Until: until, Limit: SessionCap + 1}, loopSame)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if len(loops) > SessionCap {
+		loops, truncated = loops[:SessionCap], true
+	}
+	for _, s := range loops {
+		ms = append(ms, member{Kind: loopCandidate, Key: groupKey{Tool: s.Tool, Host: s.Host, Session: s.Session}})
+	}
 	return ms, n, truncated, nil
 }
+
+// loopCandidate marks a member that names a session with failed calls
+// enough for a retry loop; loopMember is the kind of a loop's failed call
+// as a member of a friction group.
+const (
+	loopCandidate = "loop_candidate"
+	loopMember    = "retry_loop"
+)
 
 func (frictionLens) detect(context.Context, Store, *cortex.IncidentParams, []*group, time.Duration) error {
 	return nil
@@ -192,10 +218,11 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 		return sig
 	}
 	reason := followsStop(acts, i)
+	conceded := v.Admitted || v.Agreed
 	// Words that answer the agent's question are an answer, unless they
 	// say the agent got something wrong or the agent concedes it did.
-	answer := v.Asked && !reason && !v.Admitted
-	conditional := r.Words <= longMessage || v.Admitted
+	answer := v.Asked && !reason && !conceded
+	conditional := r.Words <= longMessage || conceded
 	if r.Has(voice.Correction) || r.Has(voice.Scope) || r.Has(voice.Reminder) {
 		add(cortex.SignalCorrection)
 	}
@@ -213,9 +240,11 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 		switch {
 		case conditional && r.Has(voice.Negation):
 			add(cortex.SignalCorrection)
-		case conditional && r.Has(voice.Report) && (v.Done || reason || v.Reverted):
+		case conditional && r.Has(voice.Report) && (v.Done || reason || v.Reverted || conceded):
 			add(cortex.SignalCorrection)
-		case r.Has(voice.Instruction) && reason:
+		case conditional && r.Has(voice.Challenge) && (conceded || v.Reverted):
+			add(cortex.SignalCorrection)
+		case r.Has(voice.Instruction) && (reason || conceded):
 			add(cortex.SignalCorrection)
 		}
 		if reask {
@@ -228,10 +257,49 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 			add(cortex.SignalCorrection)
 		}
 	}
-	if reason && r.Says() && !r.Has(voice.Acceptance) {
+	if reason && r.Says() && !r.Has(voice.Acceptance) && !resentAfterStop(acts, i) {
 		add(cortex.SignalCorrection) // the reason for a stop
 	}
 	return sig
+}
+
+// resentAfterStop reports whether the typed act acts[i] sends again the
+// prompt that the interrupt before it cut short (see resent).
+func resentAfterStop(acts []act, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		if acts[j].Kind == cortex.UserInterrupt {
+			return resent(acts, j, i)
+		}
+		if acts[j].typed() {
+			return false
+		}
+	}
+	return false
+}
+
+// resent reports whether the typed act acts[j], after the interrupt
+// acts[i], sends again the prompt the interrupt cut short (its words are
+// mostly that prompt's): the user adding a detail, not correcting.
+func resent(acts []act, i, j int) bool {
+	for k := i - 1; k >= 0; k-- {
+		p := acts[k]
+		if p.Thread != acts[i].Thread || !p.typed() {
+			continue
+		}
+		pw := words(normalized(p.Text))
+		if len(pw) < 3 {
+			return false
+		}
+		jw := words(normalized(acts[j].Text))
+		shared := 0
+		for _, w := range pw {
+			if _, ok := slices.BinarySearch(jw, w); ok {
+				shared++
+			}
+		}
+		return 5*shared >= 4*len(pw)
+	}
+	return false
 }
 
 // stopCounts reports whether the interrupt acts[i] is friction: the user
@@ -243,10 +311,13 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 func stopCounts(acts []act, i int, calls []tcall, d *dialogue) bool {
 	for _, j := range reasonsAfter(acts, i, calls) {
 		r := acts[j].Reading
+		if resent(acts, i, j) {
+			continue // the prompt sent again, with more in it: a detail added
+		}
 		if r.Says() && !r.Has(voice.Acceptance) {
 			return true
 		}
-		if d.around(acts, j).Admitted {
+		if v := d.around(acts, j); v.Admitted || v.Agreed {
 			return true
 		}
 	}
@@ -321,6 +392,22 @@ func followsStop(acts []act, i int) bool {
 type frictionGroup struct {
 	acts []act // the session's acts
 	hits map[int64][]string
+	// loops maps a loop's failed calls (event ids) to the loop they are
+	// part of.
+	loops map[int64]int
+}
+
+// unownedLoops are the retry loops of a session's calls that no skill run
+// owns (a loop in a run's scope and thread is the skill's).
+func unownedLoops(sv *sessionView, calls []tcall) []retryLoop {
+	var out []retryLoop
+	for _, l := range retryLoops(calls) {
+		c := l.Calls[0]
+		if !slices.ContainsFunc(sv.runs, func(r *skillRun) bool { return r.Thread == c.Thread && r.covers(c.Timestamp) }) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // group reads every session the candidates touch, whole, finds its
@@ -343,8 +430,15 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 	if err != nil {
 		return nil, err
 	}
-	// Tool calls only matter in the turns of possible friction acts: when
-	// and in which thread they ran, and which one the user refused.
+	looping := map[store.SessionScope]bool{}
+	for _, m := range ms {
+		if m.Kind == loopCandidate {
+			looping[store.SessionScope{Tool: m.Key.Tool, Session: m.Key.Session, Host: m.Key.Host}] = true
+		}
+	}
+	// Tool calls matter in the turns of possible friction acts (when and in
+	// which thread they ran, which one the user refused) and, in a session
+	// with failures enough for a loop, all of them.
 	type session struct {
 		sv           *sessionView
 		reasks       map[int]bool
@@ -356,7 +450,7 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 	var withActs []*sessionView
 	var whole []store.CallWindow
 	for _, sv := range svs {
-		if len(sv.acts) > 0 {
+		if len(sv.acts) > 0 || looping[sv.scope] {
 			withActs = append(withActs, sv)
 			whole = append(whole, store.CallWindow{Scope: sv.scope})
 		}
@@ -370,11 +464,15 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 	for k, sv := range withActs {
 		ss := session{sv: sv, reasks: markReasks(sv.acts), reads: len(reads), claims: said[k]}
 		pre := frictionSignalsOf(sv.acts, nil, ss.reasks, &dialogue{claims: ss.claims})
-		if len(pre) == 0 {
+		switch {
+		case looping[sv.scope]:
+			reads = append(reads, callRead{sv: sv}) // the whole session
+		case len(pre) == 0:
 			continue
-		}
-		for _, w := range turnWindows(sv.acts, pre, windowGap) {
-			reads = append(reads, callRead{sv: sv, from: w[0], to: w[1]})
+		default:
+			for _, w := range turnWindows(sv.acts, pre, windowGap) {
+				reads = append(reads, callRead{sv: sv, from: w[0], to: w[1]})
+			}
 		}
 		ss.nread = len(reads) - ss.reads
 		sessions = append(sessions, ss)
@@ -398,10 +496,17 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 			calls = append(calls, cs...)
 		}
 		hits := frictionSignalsOf(sv.acts, calls, ss.reasks, &dialogue{claims: ss.claims, calls: calls})
-		if len(hits) == 0 {
+		var loops []retryLoop
+		if looping[sv.scope] {
+			if err := loopTexts(ctx, db, calls); err != nil {
+				return nil, err
+			}
+			loops = unownedLoops(sv, calls)
+		}
+		if len(hits) == 0 && len(loops) == 0 {
 			continue
 		}
-		fg := &frictionGroup{acts: sv.acts, hits: map[int64][]string{}}
+		fg := &frictionGroup{acts: sv.acts, hits: map[int64][]string{}, loops: map[int64]int{}}
 		var fm []member
 		key := groupKey{Tool: sv.scope.Tool, Host: sv.scope.Host, Session: sv.scope.Session, Project: sessionProject(sv)}
 		for _, h := range hits {
@@ -409,6 +514,13 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 			fg.hits[a.ID] = h.signals
 			fm = append(fm, member{ID: a.ID, LogID: a.LogID, At: a.At, Kind: a.Kind, Key: key})
 		}
+		for k, l := range loops {
+			for _, c := range l.Calls {
+				fg.loops[c.ID] = k
+				fm = append(fm, member{ID: c.ID, LogID: callLog(c), At: c.Timestamp, Kind: loopMember, Key: key})
+			}
+		}
+		slices.SortFunc(fm, func(a, b member) int { return a.At.Compare(b.At) })
 		for _, g := range groupMembers(fm, window) {
 			if !overlaps(g.First, g.Last, p.Since, p.Until) {
 				continue
@@ -446,7 +558,18 @@ func detectFriction(g *group, fg *frictionGroup) {
 	g.Signals = map[string]int{}
 	g.EventCount = len(g.Members)
 	g.SignalEnd = g.Last
+	seenLoop := map[int]bool{}
 	for _, m := range g.Members {
+		if m.Kind == loopMember {
+			k := fg.loops[m.ID]
+			if !seenLoop[k] {
+				seenLoop[k] = true
+				g.addAnchor(m.LogID, m.At, cortex.SignalRetryLoop, "")
+			} else {
+				g.addAnchorRow(m.LogID, m.At, cortex.SignalRetryLoop)
+			}
+			continue
+		}
 		for _, s := range fg.hits[m.ID] {
 			g.addAnchor(m.LogID, m.At, s, "")
 		}
@@ -486,6 +609,14 @@ func attribute(g *group, sv *sessionView, calls []tcall, hooks []store.HookRun) 
 		idx[a.ID] = i
 	}
 	for _, m := range g.Members {
+		if m.Kind == loopMember {
+			for _, c := range calls {
+				if c.ID == m.ID && c.MCPServer != "" {
+					charge("mcp", c.MCPServer+"/"+c.MCPTool, "the tool the agent called again and again")
+				}
+			}
+			continue
+		}
 		i, ok := idx[m.ID]
 		if !ok {
 			continue
@@ -600,6 +731,7 @@ const (
 	weightFrictionReask      = 10
 	weightFrictionWeak       = 5
 	weightFrictionAbuse      = 5 // × the strongest intensity
+	weightFrictionLoop       = 15
 )
 
 func (frictionLens) score(g *group) float64 {
@@ -618,8 +750,9 @@ func (frictionLens) score(g *group) float64 {
 		}
 	}
 	variety := len(g.present())
-	return float64((min(s[cortex.SignalInterrupt], capVoice)+min(s[cortex.SignalRejection], capVoice)+
-		min(s[cortex.SignalStop], capVoice))*weightFrictionStop + min(s[cortex.SignalRevert], capVoice)*weightFrictionRevert +
+	return float64(min(s[cortex.SignalRetryLoop], capVoice)*weightFrictionLoop +
+		(min(s[cortex.SignalInterrupt], capVoice)+min(s[cortex.SignalRejection], capVoice)+
+			min(s[cortex.SignalStop], capVoice))*weightFrictionStop + min(s[cortex.SignalRevert], capVoice)*weightFrictionRevert +
 		min(s[cortex.SignalCorrection], capVoice)*weightFrictionCorrection + min(reasons, capVoice)*weightFrictionReason +
 		min(s[cortex.SignalRepeatedRequest], capVoice)*weightFrictionReask +
 		min(s[cortex.SignalDissatisfied], capVoice)*weightFrictionWeak + intensity*weightFrictionAbuse + variety*weightVariety)

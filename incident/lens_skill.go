@@ -23,7 +23,7 @@ func (skillLens) prefix() string { return "skill-inc-" }
 
 func (skillLens) signals() []string {
 	return []string{cortex.SignalUserStopped, cortex.SignalUserCorrection, cortex.SignalToolFailure,
-		cortex.SignalScopeConfusion, cortex.SignalIgnoredPolicy, cortex.SignalOverlongLoop}
+		cortex.SignalScopeConfusion, cortex.SignalIgnoredPolicy, cortex.SignalOverlongLoop, cortex.SignalSkillRetryLoop}
 }
 
 func (skillLens) prepare(p *cortex.IncidentParams) error {
@@ -160,6 +160,9 @@ func (l skillLens) group(ctx context.Context, db Store, p *cortex.IncidentParams
 		for _, cs := range got[ss.reads : ss.reads+ss.nread] {
 			calls = append(calls, cs...)
 		}
+		if err := loopTexts(ctx, db, calls); err != nil {
+			return nil, err
+		}
 		for _, r := range ss.runs {
 			k := groupKey{Tool: sv.scope.Tool, Host: sv.scope.Host, Project: runProject(r, sv), Session: sv.scope.Session,
 				Subject: [3]string{r.Name, r.Plugin, subjectKind(r.Kind)}}
@@ -284,8 +287,6 @@ const (
 	// overlongToolCalls is how many tool calls in a run make it overlong
 	// (with a verdict of the user).
 	overlongToolCalls = 15
-	// repeatedFailures is how many failed operations signal on their own.
-	repeatedFailures = 2
 	// settleTime is how long after a run starts an interrupt is a verdict
 	// on it even when the agent has made no tool call yet.
 	settleTime = 15 * time.Second
@@ -368,14 +369,19 @@ func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcal
 			frustrated = true
 		}
 	}
-	var failed []tcall
-	for _, c := range scope {
-		if c.failure() && innermost(r, runs, c.Timestamp) {
-			failed = append(failed, c)
+	// The same failing operation again and again in the run's scope: the
+	// skill's loop, whether or not the user said anything.
+	for _, l := range retryLoops(scope) {
+		if !innermost(r, runs, l.Calls[0].Timestamp) {
+			continue
+		}
+		g.addAnchor(callLog(l.Calls[0]), l.Calls[0].Timestamp, cortex.SignalSkillRetryLoop, "")
+		for _, c := range l.Calls[1:] {
+			g.addAnchorRow(callLog(c), c.Timestamp, cortex.SignalSkillRetryLoop)
 		}
 	}
-	if failuresCount(failed, corrected) {
-		for _, c := range failed {
+	for _, c := range scope {
+		if c.failure() && !loadsSkill(c) && innermost(r, runs, c.Timestamp) && failureCounts(c, scope, corrected) {
 			g.addAnchor(callLog(c), c.Timestamp, cortex.SignalToolFailure, "")
 		}
 	}
@@ -405,28 +411,34 @@ func callLog(c tcall) int64 {
 	return 0
 }
 
-// failuresCount decides whether a run's failed calls are a signal: one
-// failure that the same operation later recovered is normal work (a red
-// test before the fix), so failures count when one is never recovered,
-// when at least two operations failed, or when a correction follows one.
-func failuresCount(failed []tcall, corrections []time.Time) bool {
-	if len(failed) == 0 {
-		return false
-	}
-	ops := map[string]bool{}
-	for _, f := range failed {
-		if !f.Recovered {
+// failureCounts decides whether a failed call of a run's scope is the
+// run's failure: one the agent got past — the same operation succeeding
+// later, or the work going on with calls that succeed (a slip it fixed at
+// once: a call missing an argument, an edit before a read, a wrong path)
+// — is not, unless the user corrected the agent after it. A failure that
+// ended the run's work (nothing succeeded after it) is. Loops are counted
+// apart (retryLoops).
+func failureCounts(f tcall, scope []tcall, corrections []time.Time) bool {
+	for _, t := range corrections {
+		if t.After(f.Timestamp) {
 			return true
 		}
-		ops[f.Op] = true
-		for _, t := range corrections {
-			if t.After(f.Timestamp) {
-				return true
-			}
+	}
+	if f.Recovered {
+		return false
+	}
+	after := 0
+	for _, c := range scope {
+		if c.Thread == f.Thread && c.Timestamp.After(f.Timestamp) && c.Class == classOK && !loadsSkill(c) {
+			after++
 		}
 	}
-	return len(ops) >= repeatedFailures
+	return after < workedOn
 }
+
+// workedOn is how many successful calls after a failure show the run's
+// work went on past it.
+const workedOn = 2
 
 // activations counts a run's explicit loads (a Skill call, a typed
 // command, an injected body, a Codex block, read or announcement; one body

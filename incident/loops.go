@@ -1,6 +1,12 @@
 package incident
 
-import "slices"
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
 
 // Retry loops: the agent doing the same failing thing again and again,
 // whether or not the user says anything. Found per agent thread, from the
@@ -8,16 +14,16 @@ import "slices"
 
 // Loop thresholds.
 const (
-	// loopSame is how many failures of one operation with the same
-	// failure line, none of that operation succeeding between, make a
-	// loop (no progress: the same error each time).
+	// loopSame is how many failed attempts of one operation, none of it
+	// succeeding between, make a loop — and how many of one failure line,
+	// whatever the calls.
 	loopSame = 3
-	// loopRepeats is how many failures of one operation, none of it
-	// succeeding between, make a loop whatever the failure lines say.
-	loopRepeats = 5
 	// loopStretch is how many failed calls in a row, with no call
 	// succeeding between, make a loop.
 	loopStretch = 5
+	// loopGap is how many calls may succeed between two repeats of one
+	// failure line in a loop (a look at the file between two edits).
+	loopGap = 2
 )
 
 // retryLoop is one loop: the failed calls it is made of (in time order)
@@ -53,15 +59,23 @@ func neutral(c tcall) bool {
 	return c.LoadsSkill || !c.failure() && c.Class != classOK
 }
 
+// batch is how close calls of one thread are to be one attempt: the
+// calls an agent makes in parallel from one message fail together, once.
+const batch = time.Second
+
 func threadLoops(calls []tcall) []retryLoop {
 	var out []retryLoop
 	taken := map[int64]bool{}
-	// The same operation failing, none of it succeeding between.
+	// The same operation failing, none of it succeeding between; failures
+	// of one batch count once.
 	open := map[string][]tcall{}
+	attempts := map[string]int{}
 	flush := func(op string) {
 		fs := open[op]
+		n := attempts[op]
 		delete(open, op)
-		if len(fs) >= loopRepeats || sameFailures(fs) >= loopSame {
+		delete(attempts, op)
+		if n >= loopSame {
 			out = append(out, retryLoop{Op: op, Calls: fs})
 			for _, f := range fs {
 				taken[f.ID] = true
@@ -72,7 +86,11 @@ func threadLoops(calls []tcall) []retryLoop {
 		switch {
 		case neutral(c):
 		case c.failure():
-			open[c.Op] = append(open[c.Op], c)
+			fs := open[c.Op]
+			if len(fs) == 0 || c.Timestamp.Sub(fs[len(fs)-1].Timestamp) > batch {
+				attempts[c.Op]++
+			}
+			open[c.Op] = append(fs, c)
 		default:
 			flush(c.Op)
 		}
@@ -85,18 +103,72 @@ func threadLoops(calls []tcall) []retryLoop {
 	for _, op := range ops {
 		flush(op)
 	}
-	// A stretch of failures with nothing succeeding between.
-	var run []tcall
-	end := func() {
-		if len(run) >= loopStretch && slices.ContainsFunc(run, func(c tcall) bool { return !taken[c.ID] }) {
-			out = append(out, retryLoop{Calls: run})
+	// The same failure again and again whatever the call (an edit, then a
+	// write, then a multi-edit of one file, each refused the same way),
+	// with at most a couple of calls succeeding between.
+	type streak struct {
+		calls    []tcall
+		attempts int
+		okSince  int
+	}
+	byWhy := map[string]*streak{}
+	var whys []string
+	end2 := func(w string) {
+		st := byWhy[w]
+		delete(byWhy, w)
+		if st == nil || st.attempts < loopSame || !slices.ContainsFunc(st.calls, func(c tcall) bool { return !taken[c.ID] }) {
+			return
 		}
-		run = nil
+		out = append(out, retryLoop{Op: st.calls[0].Op, Calls: st.calls})
+		for _, c := range st.calls {
+			taken[c.ID] = true
+		}
 	}
 	for _, c := range calls {
 		switch {
 		case neutral(c):
 		case c.failure():
+			w := failureLine(c.Why)
+			if w == "" {
+				continue
+			}
+			st := byWhy[w]
+			if st == nil {
+				st = &streak{}
+				byWhy[w] = st
+				whys = append(whys, w)
+			}
+			if len(st.calls) == 0 || c.Timestamp.Sub(st.calls[len(st.calls)-1].Timestamp) > batch {
+				st.attempts++
+			}
+			st.calls, st.okSince = append(st.calls, c), 0
+		default:
+			for w, st := range byWhy {
+				if st.okSince++; st.okSince > loopGap {
+					end2(w)
+				}
+			}
+		}
+	}
+	for _, w := range whys {
+		end2(w)
+	}
+	// A stretch of failed attempts with nothing succeeding between.
+	var run []tcall
+	n := 0
+	end := func() {
+		if n >= loopStretch && slices.ContainsFunc(run, func(c tcall) bool { return !taken[c.ID] }) {
+			out = append(out, retryLoop{Calls: run})
+		}
+		run, n = nil, 0
+	}
+	for _, c := range calls {
+		switch {
+		case neutral(c):
+		case c.failure():
+			if len(run) == 0 || c.Timestamp.Sub(run[len(run)-1].Timestamp) > batch {
+				n++
+			}
 			run = append(run, c)
 		default:
 			end()
@@ -107,14 +179,40 @@ func threadLoops(calls []tcall) []retryLoop {
 	return out
 }
 
-// sameFailures is the largest number of failures in fs with one failure
-// line (an empty line counts as its own).
-func sameFailures(fs []tcall) int {
-	n := map[string]int{}
-	best := 0
-	for _, f := range fs {
-		n[f.Why]++
-		best = max(best, n[f.Why])
+// loopTexts reads the failure lines of the failed calls of threads that
+// failed loopSame times or more: the call index stores no failure line,
+// and a loop is the same one again and again.
+func loopTexts(ctx context.Context, db Store, calls []tcall) error {
+	fails := map[string]int{}
+	for _, c := range calls {
+		if c.failure() {
+			fails[c.Thread]++
+		}
 	}
-	return best
+	return withTexts(ctx, db, calls, func(c tcall) bool { return c.failure() && fails[c.Thread] >= loopSame })
+}
+
+// failureLine is a failure line as loops compare them: lower case, digits
+// as 0, white space folded, at most 160 bytes.
+func failureLine(why string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(strings.TrimSpace(why)) {
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsDigit(r):
+			r = '0'
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+		if b.Len() >= 160 {
+			break
+		}
+	}
+	return b.String()
 }

@@ -189,6 +189,7 @@ const (
 	weightUnrecovered = 4  // per failed call never recovered, at most 3
 	weightRecovered   = 1  // per failed call later recovered, at most 3
 	weightOverlong    = 10
+	weightRetryLoop   = 15 // per retry loop, at most 3
 	weightVariety     = 5
 	capVoice          = 3
 	capFailures       = 3
@@ -210,7 +211,8 @@ func skillScore(s map[string]int, unrecovered, recovered int) float64 {
 		min(s[cortex.SignalScopeConfusion], capVoice)*weightScope +
 		min(s[cortex.SignalIgnoredPolicy], capVoice)*weightIgnored +
 		min(unrecovered, capFailures)*weightUnrecovered + min(recovered, capFailures)*weightRecovered +
-		s[cortex.SignalOverlongLoop]*weightOverlong + variety*weightVariety)
+		s[cortex.SignalOverlongLoop]*weightOverlong + min(s[cortex.SignalSkillRetryLoop], capVoice)*weightRetryLoop +
+		variety*weightVariety)
 }
 
 // skillLabel: < 15 low, < 35 medium, < 60 high, else critical.

@@ -25,6 +25,9 @@ type Store interface {
 	// made by the rules of the given version.
 	VoicesCurrent(ctx context.Context, version int) (bool, error)
 	MCPCandidates(ctx context.Context, f store.MCPFilter) ([]store.MCPCandidate, error)
+	// FailedCallSessions returns the sessions with at least min failed
+	// calls in f's range, the newest failure first, at most f.Limit.
+	FailedCallSessions(ctx context.Context, f store.CandidateFilter, min int) ([]store.SessionScope, error)
 	HookCandidates(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error)
 	HookConfigRows(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error)
 	// UserTextMatches finds user-typed rows whose text holds any of terms

@@ -50,6 +50,15 @@ func TestZZDump(t *testing.T) {
 		}
 		fmt.Printf("%3d %s %-10s th=%q %+v %v %v | %q\n", i, a.At.Format("15:04:05"), a.Kind, a.Thread, v, a.Reading.Categories, hm[i], txt)
 	}
+	if os.Getenv("CORTEX_DUMP_CALLS") != "" {
+		loopTexts(ctx, db, calls[0])
+		for _, c := range calls[0] {
+			fmt.Printf("  call %s th=%q %-16s %-18s op=%q why=%.80q\n", c.Timestamp.Format("15:04:05"), c.Thread, c.ToolName, c.Class, c.Op, c.Why)
+		}
+		for _, l := range retryLoops(calls[0]) {
+			fmt.Printf("  LOOP %q %d calls from %s\n", l.Op, len(l.Calls), l.Calls[0].Timestamp.Format("15:04:05"))
+		}
+	}
 	for _, r := range sv.runs {
 		fmt.Printf("run %s %s %s..%s\n", r.Name, r.Kind, r.Start.Format("15:04:05"), r.End.Format("15:04:05"))
 	}

@@ -225,3 +225,21 @@ func (db *DB) SessionClaimsMany(ctx context.Context, ws []store.CallWindow, limi
 			return err
 		})
 }
+
+// FailedCallSessions returns the sessions with at least min failed calls
+// (is_error) in f's range and scope, the one with the newest failure
+// first, at most f.Limit.
+func (db *DB) FailedCallSessions(ctx context.Context, f store.CandidateFilter, min int) ([]store.SessionScope, error) {
+	w := sqlpart.Candidate(f, "")
+	rows, err := db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM ai_mcp_events
+		WHERE is_error = 1 AND ai_session_id IS NOT NULL`+w.SQL()+`
+		GROUP BY ai_tool, hostname, ai_session_id HAVING count(*) >= ? ORDER BY max(timestamp) DESC LIMIT ?`,
+		append(w.Args, min, f.Limit)...)
+	return collect(rows, err, "tool calls", func(rows pgx.Rows) (store.SessionScope, error) {
+		var s store.SessionScope
+		var tool string
+		err := rows.Scan(&tool, &s.Host, &s.Session)
+		s.Tool = cortex.Tool(tool)
+		return s, err
+	})
+}

@@ -85,6 +85,20 @@ var claudeBookkeeping = map[string]bool{
 	"bridge-session": true, "pr-link": true, "tag": true, "worktree-state": true,
 }
 
+// queuedPrompt is the words of a queue-operation record that enqueues a
+// prompt the human typed ("" for other operations, harness notices and
+// slash commands, which arrive as records of their own).
+func queuedPrompt(v *fastjson.Value) string {
+	if str(v, "operation") != "enqueue" {
+		return ""
+	}
+	text := strings.TrimSpace(str(v, "content"))
+	if text == "" || queuedNotice(text) || strings.HasPrefix(text, "/") {
+		return ""
+	}
+	return text
+}
+
 // Parse parses one JSON record (one object; see SplitConcatenated for lines
 // that hold several).
 func (c *ClaudeParser) Parse(raw []byte, line int64) Result {
@@ -118,6 +132,15 @@ func (c *ClaudeParser) Parse(raw []byte, line int64) Result {
 			t.add(text)
 			res.Summary = &cortex.SessionSummary{LeafUUID: leaf, Text: t.String()}
 		}
+	case typ == "queue-operation" && queuedPrompt(v) != "":
+		// A prompt the human typed while the agent worked. Versions that
+		// deliver it later as a prompt or a queued_command record repeat
+		// it there (the engine keeps one of the two); older ones deliver
+		// it into the running turn and record nothing else.
+		c.envelope(v, &res, cortex.RoleUser, "user:queued")
+		t := newText(MaxUserText)
+		t.add(queuedPrompt(v))
+		res.Entry.Text, res.Entry.TextTruncated = t.String(), t.truncated
 	case claudeBookkeeping[typ]:
 		res.Skip = SkipBookkeeping
 	case typ == "":
@@ -406,8 +429,13 @@ func classifyUserString(text string, isMeta, compact bool) (cortex.Role, string,
 		return cortex.RoleUser, "user:bash", "! " + stripTags(t)
 	case strings.HasPrefix(t, "[Request interrupted by user"):
 		return cortex.RoleSystem, "user:interrupt", t
-	case strings.HasPrefix(t, "<system-reminder>") || strings.HasPrefix(t, "Caveat: The messages below"):
+	case strings.HasPrefix(t, "<system-reminder>") || strings.HasPrefix(t, "Caveat: The messages below") ||
+		strings.HasPrefix(t, "<local-command-caveat>") || strings.HasPrefix(t, "<system_instruction>"):
 		return cortex.RoleContext, "user:meta", t
+	case strings.HasPrefix(t, "<task-notification>") || strings.HasPrefix(t, "<teammate-message"):
+		// A background task's or a teammate agent's message, delivered as
+		// if typed: not the human's words.
+		return cortex.RoleContext, "user:notification", t
 	}
 	return cortex.RoleUser, "user", t
 }

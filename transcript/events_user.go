@@ -54,6 +54,13 @@ func userEvent(kind, text string) cortex.UserEvent {
 // gives it another role.
 func claudeUserEvents(ev *cortex.Events, e *cortex.Entry, v *fastjson.Value) {
 	switch {
+	case e.Kind == "user:queued" && e.Role == cortex.RoleUser:
+		u := userEvent(cortex.UserPrompt, queuedPrompt(v))
+		u.Source = "queued"
+		if u.Text != "" {
+			ev.Users = append(ev.Users, u)
+		}
+		return
 	case e.Kind == "attachment:queued_command" && e.Role == cortex.RoleUser:
 		a := v.Get("attachment")
 		text := compactValue(a.Get("prompt"))
