@@ -889,16 +889,24 @@ func detectHook(g *group, in hookInput, window time.Duration) {
 		g.addAnchor(last.LogID, last.At, cortex.SignalHookTooOften, "")
 		g.Signals[cortex.SignalHookTooOften] = 1
 	}
-	// A correction is about the hook when it names one, or when it is the
-	// user's first prompt after a run that put text in front of the agent
-	// (not the session's first prompt, which answers nothing the agent did;
-	// SessionStart context only when named).
+	// A correction is about the hook when it names this hook's event (the
+	// "stop hook", PostToolUse), or — when a run of the group went wrong
+	// (failed, timed out, garbled, blocked) — when it says "hook" or is
+	// the user's first prompt after a run that put text in front of the
+	// agent (never the session's first prompt, which answers nothing the
+	// agent did; SessionStart context only when named). A hook that ran
+	// fine is not charged with what the user says about other work.
+	trouble := g.Signals[cortex.SignalHookFailed] > 0 || g.Signals[cortex.SignalHookTimedOut] > 0 ||
+		g.Signals[cortex.SignalHookOutputParse] > 0 || g.Signals[cortex.SignalHookBlockedFlow] > 0
+	event := canonHook(g.Key.Subject[0])
 	for _, u := range in.users {
 		if !within(u.At, from, to) || !u.corrects() {
 			continue
 		}
-		named := len(hookMentions.FindNormalized(u.norm())) > 0
-		reacts := injected && !u.First && g.Key.Subject[0] != "SessionStart" && firstAfter(in.users, u, g.Members)
+		norm := u.norm()
+		namesEvent := event != "" && strings.Contains(canonHook(norm), event+"hook")
+		named := namesEvent || trouble && len(hookMentions.FindNormalized(norm)) > 0
+		reacts := trouble && injected && !u.First && g.Key.Subject[0] != "SessionStart" && firstAfter(in.users, u, g.Members)
 		if named || reacts {
 			g.addAnchor(u.ID, u.At, cortex.SignalCorrectionAfterHook, "")
 		}

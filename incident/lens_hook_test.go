@@ -158,16 +158,23 @@ func TestHookDetectors(t *testing.T) {
 		{"two JSON lines of an async response are not judged", []hookEv{with(ran(cortex.HookSuccess), func(e *hookEv) {
 			e.kind, e.stdout = "async_hook_response", "{\"async\": true}\n{\"metrics\": {}}"
 		})}, nil, map[string]int{}},
-		// Corrections count after a hook that put text in front of the
-		// agent, or when the user names the hook.
-		{"correction after injected context", []hookEv{with(ran(cortex.HookSuccess), func(e *hookEv) { e.kind = "hook_additional_context" })},
+		// Corrections count when the user names this hook's event, or —
+		// after a run that went wrong — names a hook or is the first
+		// prompt after a run that put text in front of the agent. A hook
+		// that ran fine is not charged with what the user says of other
+		// work.
+		{"correction after injected context of a failed run", []hookEv{with(ran(cortex.HookError), func(e *hookEv) { e.kind = "hook_additional_context" })},
 			[]textRow{{ID: 900, At: hookT0.Add(2 * time.Minute), Text: "No, that's not what I asked."}},
-			map[string]int{cortex.SignalCorrectionAfterHook: 1}},
+			map[string]int{cortex.SignalHookFailed: 1, cortex.SignalCorrectionAfterHook: 1}},
+		{"correction after injected context of a run that went well", []hookEv{with(ran(cortex.HookSuccess), func(e *hookEv) { e.kind = "hook_additional_context" })},
+			[]textRow{{ID: 900, At: hookT0.Add(2 * time.Minute), Text: "No, that's not what I asked."}}, map[string]int{}},
 		{"correction after a silent hook", []hookEv{ran(cortex.HookSuccess)},
 			[]textRow{{ID: 900, At: hookT0.Add(2 * time.Minute), Text: "No, that's not what I asked."}}, map[string]int{}},
-		{"correction naming the hook", []hookEv{ran(cortex.HookSuccess)},
-			[]textRow{{ID: 900, At: hookT0.Add(2 * time.Minute), Text: "That's wrong, the hook should not do that."}},
+		{"correction naming the hook's event", []hookEv{ran(cortex.HookSuccess)},
+			[]textRow{{ID: 900, At: hookT0.Add(2 * time.Minute), Text: "That's wrong, the stop hook should not do that."}},
 			map[string]int{cortex.SignalCorrectionAfterHook: 1}},
+		{"correction saying hook of a run that went well", []hookEv{ran(cortex.HookSuccess)},
+			[]textRow{{ID: 900, At: hookT0.Add(2 * time.Minute), Text: "That's wrong, the hook should not do that."}}, map[string]int{}},
 		{"quoted correction", []hookEv{with(ran(cortex.HookSuccess), func(e *hookEv) { e.kind = "hook_system_message" })},
 			[]textRow{{ID: 900, At: hookT0.Add(2 * time.Minute), Text: "log `that's wrong` on bad input"}}, map[string]int{}},
 		{"correction before the hook", []hookEv{with(ran(cortex.HookSuccess), func(e *hookEv) { e.kind = "hook_additional_context" })},
