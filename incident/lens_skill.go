@@ -153,8 +153,18 @@ func (l skillLens) group(ctx context.Context, db Store, p *cortex.IncidentParams
 	if err != nil {
 		return nil, err
 	}
+	// The agent's words about the dialogue, to read the user's acts as the
+	// friction lens does.
+	whole := make([]store.CallWindow, len(sessions))
+	for i, ss := range sessions {
+		whole[i] = store.CallWindow{Scope: ss.sv.scope}
+	}
+	said, err := vr.claimsMany(ctx, whole)
+	if err != nil {
+		return nil, err
+	}
 	var out []*group
-	for _, ss := range sessions {
+	for k, ss := range sessions {
 		sv := ss.sv
 		var calls []tcall
 		for _, cs := range got[ss.reads : ss.reads+ss.nread] {
@@ -163,12 +173,21 @@ func (l skillLens) group(ctx context.Context, db Store, p *cortex.IncidentParams
 		if err := loopTexts(ctx, db, calls); err != nil {
 			return nil, err
 		}
+		hits := map[int][]string{}
+		for _, h := range frictionSignalsOf(sv.acts, calls, markReasks(sv.acts), &dialogue{claims: said[k], calls: calls}) {
+			hits[h.index] = h.signals
+		}
+		own := &owners{ctx: ctx, db: db, scope: sv.scope, acts: sv.acts, calls: calls, docs: map[*skillRun]*string{}}
+		rv := runVoice{hits: hits, own: own.owns}
 		for _, r := range ss.runs {
 			k := groupKey{Tool: sv.scope.Tool, Host: sv.scope.Host, Project: runProject(r, sv), Session: sv.scope.Session,
 				Subject: [3]string{r.Name, r.Plugin, subjectKind(r.Kind)}}
 			g := &group{Key: k, Members: r.members(k), First: r.Start, Last: r.LastLive}
 			g.lens = &skillGroup{run: r, calls: calls}
-			detectRun(g, r, sv.runs, sv.acts, calls, window)
+			detectRun(g, r, sv.runs, sv.acts, calls, window, rv)
+			if own.err != nil {
+				return nil, own.err
+			}
 			if _, last := g.span(); !overlaps(r.Start, maxTime(last, g.SignalEnd), p.Since, p.Until) {
 				continue
 			}
@@ -296,11 +315,23 @@ const (
 	minReactionHorizon = 30 * time.Minute
 )
 
+// runVoice is what detectRun needs of a session's user acts: what each
+// says in its dialogue (the friction lens's reading: act index → its
+// friction signals) and who owns an act when several skills are active.
+type runVoice struct {
+	hits map[int][]string
+	own  func(r *skillRun, runs []*skillRun, i int) bool
+}
+
 // detectRun sets the signals, anchors, voice and reaction of a run's group
 // from the acts in its scope (its own thread; for a main-thread run the
 // user's prompts, interrupts and refusals), the user's reaction after it,
-// and the tool calls of its thread in its scope.
-func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcall, window time.Duration) {
+// and the tool calls of its thread in its scope. What an act says is the
+// friction reading of it in its dialogue (a "no" that answers the agent's
+// question is no correction); an act is the run's only when no other
+// skill was active at it, or the user named this one, or the step they
+// stopped is this skill's (see owners).
+func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcall, window time.Duration, rv runVoice) {
 	g.Signals = map[string]int{}
 	g.EventCount = activations(r.Events)
 	g.SignalEnd = r.End
@@ -313,60 +344,58 @@ func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcal
 			scope = append(scope, c)
 		}
 	}
-	var heard []act
-	for _, a := range acts {
+	var heard []int
+	for i, a := range acts {
 		if a.Thread != r.Thread || !r.covers(a.At) {
 			continue
 		}
 		if a.Kind == cortex.UserCommand && !a.At.After(r.Start) {
 			continue // the command that started the run
 		}
-		heard = append(heard, a)
+		heard = append(heard, i)
 		g.Voice = append(g.Voice, a.LogID)
 	}
 	if r.Reaction >= 0 {
 		re := acts[r.Reaction]
 		if re.At.Sub(lastActivity(r, acts, calls)) <= max(window, minReactionHorizon) {
-			heard = append(heard, re)
+			heard = append(heard, r.Reaction)
 			g.Reaction = re.LogID
 			g.SignalEnd = maxTime(g.SignalEnd, re.At)
 		}
 	}
-	frustrated, stopped := false, false
+	frustrated := false
 	var corrected []time.Time
-	for _, a := range heard {
-		if a.stops() {
-			stopped = true // an instruction after a stop is its reason
+	for _, i := range heard {
+		a := acts[i]
+		sig := rv.hits[i]
+		if len(sig) == 0 || rv.own != nil && !rv.own(r, runs, i) {
+			continue
 		}
-		switch {
-		case a.Kind == cortex.UserInterrupt:
-			if a.At.Sub(r.Start) < settleTime && !slices.ContainsFunc(scope, func(c tcall) bool {
-				return c.Timestamp.Before(a.At) && !loadsSkill(c)
-			}) {
-				continue // stopped before the skill did anything: the user changed their mind
-			}
-			g.addAnchor(a.LogID, a.At, cortex.SignalUserStopped, "")
-			frustrated = true
-		case a.stops():
-			g.addAnchor(a.LogID, a.At, cortex.SignalUserStopped, "")
-			frustrated = true
+		if a.Kind == cortex.UserInterrupt && a.At.Sub(r.Start) < settleTime && !slices.ContainsFunc(scope, func(c tcall) bool {
+			return c.Timestamp.Before(a.At) && !loadsSkill(c)
+		}) {
+			continue // stopped before the skill did anything: the user changed their mind
 		}
 		rd := a.Reading
-		if rd.Has(voice.Correction) || rd.Has(voice.Revert) || rd.Has(voice.Instruction) && stopped {
-			g.addAnchor(a.LogID, a.At, cortex.SignalUserCorrection, "")
-			corrected = append(corrected, a.At)
-			frustrated = true
-		}
-		if rd.Has(voice.Scope) {
-			g.addAnchor(a.LogID, a.At, cortex.SignalScopeConfusion, "")
-			frustrated = true
-		}
-		if rd.Has(voice.Reminder) {
-			g.addAnchor(a.LogID, a.At, cortex.SignalIgnoredPolicy, "")
-			frustrated = true
-		}
-		if rd.Has(voice.Abuse) {
-			frustrated = true
+		frustrated = true
+		for _, s := range sig {
+			switch s {
+			case cortex.SignalInterrupt, cortex.SignalRejection, cortex.SignalStop:
+				g.addAnchor(a.LogID, a.At, cortex.SignalUserStopped, "")
+			case cortex.SignalCorrection, cortex.SignalRevert, cortex.SignalDissatisfied, cortex.SignalRepeatedRequest:
+				// Wrong target and ignored instructions are signals of
+				// their own; anything else the words say is a correction.
+				if rd.Has(voice.Scope) {
+					g.addAnchor(a.LogID, a.At, cortex.SignalScopeConfusion, "")
+				}
+				if rd.Has(voice.Reminder) {
+					g.addAnchor(a.LogID, a.At, cortex.SignalIgnoredPolicy, "")
+				}
+				if s != cortex.SignalCorrection || !onlyScopeOrReminder(rd) {
+					g.addAnchor(a.LogID, a.At, cortex.SignalUserCorrection, "")
+				}
+				corrected = append(corrected, a.At)
+			}
 		}
 	}
 	// The same failing operation again and again in the run's scope: the
@@ -397,6 +426,20 @@ func detectRun(g *group, r *skillRun, runs []*skillRun, acts []act, calls []tcal
 		}
 	}
 	slices.Sort(g.CoActive)
+}
+
+// onlyScopeOrReminder reports whether a reading's verdict is only a wrong
+// target or a repeated instruction (no other category but an acceptance).
+func onlyScopeOrReminder(rd voice.Reading) bool {
+	if !rd.Has(voice.Scope) && !rd.Has(voice.Reminder) {
+		return false
+	}
+	for _, c := range rd.Categories {
+		if c != voice.Scope && c != voice.Reminder && c != voice.Acceptance && c != voice.Abuse {
+			return false
+		}
+	}
+	return true
 }
 
 // callLog is the row that proves a call's outcome (its result, else the
