@@ -62,13 +62,13 @@ func TestFrictionScanWithStaleReadings(t *testing.T) {
 	}
 	for _, inc := range current.Incidents {
 		if _, ok := ids[inc.ID]; !ok {
-			t.Errorf("%s found with current readings only", inc.ID)
+			t.Errorf("%s found with current readings only: %s %s..%s %v %v", inc.ID, inc.SessionID, inc.FirstSeen, inc.LastSeen, inc.SignalsPresent, inc.EventIDs)
 		}
 		delete(ids, inc.ID)
 	}
 	for id, inc := range ids {
 		if !slices.Equal(inc.SignalsPresent, []string{cortex.SignalRepeatedRequest}) {
-			t.Errorf("%s (%v) found with stale readings only", id, inc.SignalsPresent)
+			t.Errorf("%s (%v) found with stale readings only: %s %s..%s %v", id, inc.SignalsPresent, inc.SessionID, inc.FirstSeen, inc.LastSeen, inc.EventIDs)
 		}
 	}
 }

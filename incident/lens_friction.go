@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cortexhq/cortex"
+	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/voice"
 )
@@ -29,9 +30,10 @@ func (frictionLens) signals() []string {
 		cortex.SignalRetryLoop}
 }
 
-// weakSignals are friction that is no verdict alone: a complaint, asking
-// again. Two of them, or one beside a strong signal, make an incident.
-var weakSignals = []string{cortex.SignalRepeatedRequest, cortex.SignalDissatisfied}
+// weakSignals are friction that is no verdict alone (none today: a
+// complaint about the result and asking again for what was not done are
+// verdicts). Two of them, or one beside a strong signal, make an incident.
+var weakSignals = []string{cortex.SignalRepeatedRequest}
 
 func (frictionLens) prepare(p *cortex.IncidentParams) error {
 	if len(p.Terms) > 0 {
@@ -85,15 +87,39 @@ func (frictionLens) candidates(ctx context.Context, db Store, p *cortex.Incident
 	for _, s := range loops {
 		ms = append(ms, member{Kind: loopCandidate, Key: groupKey{Tool: s.Tool, Host: s.Host, Session: s.Session}})
 	}
+	// Sessions where the agent conceded: what the user said there is read
+	// in its dialogue even when its words alone say nothing. With readings
+	// of other rules every act is a candidate already.
+	if current {
+		claimed, err := db.ClaimsCurrent(ctx, claim.Version)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if claimed {
+			conceded, err := db.ConcessionSessions(ctx, store.CandidateFilter{Tool: p.Tool, Project: p.Project, Session: p.Session,
+				Host: p.Host, Since: since, Until: until, Limit: SessionCap + 1})
+			if err != nil {
+				return nil, 0, false, err
+			}
+			if len(conceded) > SessionCap {
+				conceded, truncated = conceded[:SessionCap], true
+			}
+			for _, s := range conceded {
+				ms = append(ms, member{Kind: sessionCandidate, Key: groupKey{Tool: s.Tool, Host: s.Host, Session: s.Session}})
+			}
+		}
+	}
 	return ms, n, truncated, nil
 }
 
 // loopCandidate marks a member that names a session with failed calls
-// enough for a retry loop; loopMember is the kind of a loop's failed call
-// as a member of a friction group.
+// enough for a retry loop, sessionCandidate one that names a session where
+// the agent conceded; loopMember is the kind of a loop's failed call as a
+// member of a friction group.
 const (
-	loopCandidate = "loop_candidate"
-	loopMember    = "retry_loop"
+	loopCandidate    = "loop_candidate"
+	sessionCandidate = "session_candidate"
+	loopMember       = "retry_loop"
 )
 
 func (frictionLens) detect(context.Context, Store, *cortex.IncidentParams, []*group, time.Duration) error {
@@ -251,8 +277,10 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 			add(cortex.SignalRepeatedRequest)
 		}
 	}
-	if v.Admitted || v.Reverted && (r.Says() || reason) {
-		// The agent concedes: the user corrected it, whatever the words.
+	if v.Admitted && (r.Says() || !voice.Asks(a.Text)) || v.Reverted && (r.Says() || reason) {
+		// The agent concedes: the user corrected it, whatever the words —
+		// but not a question the agent agrees with ("bump the versions
+		// too?" — "You're right, …": a new step).
 		if !r.Has(voice.Acceptance) || r.Says() {
 			add(cortex.SignalCorrection)
 		}

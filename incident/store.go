@@ -28,6 +28,11 @@ type Store interface {
 	// FailedCallSessions returns the sessions with at least min failed
 	// calls in f's range, the newest failure first, at most f.Limit.
 	FailedCallSessions(ctx context.Context, f store.CandidateFilter, min int) ([]store.SessionScope, error)
+	// ConcessionSessions returns the sessions in f's range where the agent
+	// conceded a mistake or granted the user a point (claim.Admission,
+	// claim.Agreement), the newest first, at most f.Limit; valid when
+	// ClaimsCurrent reports true.
+	ConcessionSessions(ctx context.Context, f store.CandidateFilter) ([]store.SessionScope, error)
 	HookCandidates(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error)
 	HookConfigRows(ctx context.Context, f store.HookFilter) ([]store.HookCandidate, error)
 	// UserTextMatches finds user-typed rows whose text holds any of terms

@@ -243,3 +243,20 @@ func (db *DB) FailedCallSessions(ctx context.Context, f store.CandidateFilter, m
 		return s, err
 	})
 }
+
+// ConcessionSessions returns the sessions in f's range and scope where the
+// agent conceded a mistake or granted the user a point (claim.Admission,
+// claim.Agreement), the newest first, at most f.Limit.
+func (db *DB) ConcessionSessions(ctx context.Context, f store.CandidateFilter) ([]store.SessionScope, error) {
+	w := sqlpart.Candidate(f, "")
+	rows, err := db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM logs
+		WHERE (claim & 36) > 0 AND ai_role = 'assistant' AND ai_session_id IS NOT NULL`+w.SQL()+`
+		GROUP BY ai_tool, hostname, ai_session_id ORDER BY max(timestamp) DESC LIMIT ?`, append(w.Args, f.Limit)...)
+	return collect(rows, err, "sessions", func(rows pgx.Rows) (store.SessionScope, error) {
+		var s store.SessionScope
+		var tool string
+		err := rows.Scan(&tool, &s.Host, &s.Session)
+		s.Tool = cortex.Tool(tool)
+		return s, err
+	})
+}

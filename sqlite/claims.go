@@ -118,12 +118,28 @@ func (db *DB) SetClaims(ctx context.Context, readings []ClaimReading) error {
 // It reads the failed calls' time index alone.
 func (db *DB) FailedCallSessions(ctx context.Context, f CandidateFilter, min int) ([]SessionScope, error) {
 	w := candidateWhere(f, "")
-	rows, err := db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_error_time
+	return scanScopes(db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_error_time
 		WHERE is_error = 1 AND ai_session_id IS NOT NULL`+w.sql()+`
 		GROUP BY ai_tool, hostname, ai_session_id HAVING count(*) >= ? ORDER BY max(timestamp) DESC LIMIT ?`,
-		append(w.args, min, f.Limit)...)
+		append(w.args, min, f.Limit)...))
+}
+
+// ConcessionSessions returns the sessions in f's range and scope where the
+// agent conceded a mistake or granted the user a point (claim.Admission,
+// claim.Agreement), the newest first, at most f.Limit: what the user said
+// there was a correction, whatever its words. Valid when ClaimsCurrent
+// reports true.
+func (db *DB) ConcessionSessions(ctx context.Context, f CandidateFilter) ([]SessionScope, error) {
+	w := candidateWhere(f, "")
+	return scanScopes(db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM logs INDEXED BY idx_logs_concessions
+		WHERE (claim & 36) > 0 AND ai_role = 'assistant' AND ai_session_id IS NOT NULL`+w.sql()+`
+		GROUP BY ai_tool, hostname, ai_session_id ORDER BY max(timestamp) DESC LIMIT ?`, append(w.args, f.Limit)...))
+}
+
+// scanScopes reads (agent, host, session) rows.
+func scanScopes(rows *sql.Rows, err error) ([]SessionScope, error) {
 	if err != nil {
-		return nil, queryFailed(err, "tool calls")
+		return nil, queryFailed(err, "sessions")
 	}
 	defer rows.Close()
 	var out []SessionScope
@@ -131,13 +147,13 @@ func (db *DB) FailedCallSessions(ctx context.Context, f CandidateFilter, min int
 		var s SessionScope
 		var tool string
 		if err := rows.Scan(&tool, &s.Host, &s.Session); err != nil {
-			return nil, queryFailed(err, "tool calls")
+			return nil, queryFailed(err, "sessions")
 		}
 		s.Tool = cortex.Tool(tool)
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, queryFailed(err, "tool calls")
+		return nil, queryFailed(err, "sessions")
 	}
 	return out, nil
 }

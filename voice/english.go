@@ -22,12 +22,17 @@ const workVerbs = `do|follow|read|run|test|check|update|fix|implement|use|commit
 const subjects = `(?:it|this|that|they|these|those|everything|nothing|the \pL+|my \pL+|your \pL+|our \pL+|its \pL+)`
 
 // Adjectives of a result that is not right, after an intensifier ("kinda
-// weird", "a little too faded").
-const badAdjectives = `weird|off|ugly|dull|boring|messy|cluttered|confusing|busy|faded|dark|bright|small|big|large|tiny|` +
-	`slow|long|short|loud|noisy|bland|generic|plain|complicated|complex|convoluted|verbose|wordy|vague|specific|abstract|` +
-	`literal|technical|much|many|harsh|washed out|flat|awkward|clunky|janky|buggy|hacky|fragile|brittle|heavy|cramped|` +
-	`crowded|narrow|wide|thin|thick|bold|faint|blurry|pale|saturated|repetitive|robotic|stiff|cheesy|cringe|overwhelming|` +
-	`intimidating|inconsistent|unclear|unreadable|ugly|gross|bad|poor|sloppy|lazy|shallow|basic|simple|simplistic`
+// weird", "a little faded").
+const badAdjectives = `weird|off|ugly|dull|boring|messy|cluttered|confusing|busy|faded|bland|generic|complicated|complex|` +
+	`convoluted|verbose|wordy|vague|harsh|washed out|flat|awkward|clunky|janky|buggy|hacky|fragile|brittle|cramped|` +
+	`crowded|blurry|repetitive|robotic|stiff|cheesy|cringe|overwhelming|intimidating|inconsistent|unclear|unreadable|` +
+	`gross|bad|poor|sloppy|lazy|shallow|simplistic|slow|noisy|overdone|overkill|overcomplicated|overengineered`
+
+// Adjectives of measure, a complaint only after "too" ("too small"; "super
+// simple" is praise).
+const measureAdjectives = `small|big|large|tiny|long|short|wide|narrow|thin|thick|bright|dark|loud|pale|bold|faint|` +
+	`basic|simple|plain|specific|abstract|literal|technical|much|many|heavy|light|fast|early|late|strict|loose|formal|` +
+	`casual|dense|sparse|high|low|close|far|deep|detailed|general`
 
 // Words of a result that does not do what it should.
 const resultVerbs = `work|working|run|build|compile|load|start|open|show|display|render|appear|change|stay|fit|pass|` +
@@ -90,7 +95,8 @@ var english = []rule{
 		`you can stop`, `(?:please |just |ok,? |okay,? )?stop (?:it|that|this|now|here|there|doing|working|what you|trying|running|the|please|everything|all)`,
 		`^(?:please |ok,? |okay,? |just |no,? |wait,? )?stop,?$`, `^(?:stop|halt),`,
 		`^(?:that's |this is |it's |its )?(?:unnecessary|not necessary|not needed|overkill)`,
-		`no need (?:to|for)`, `there(?:'s| is) no need`, `(?:you )?(?:don't|do not) need to (?:do|run|test|check) (?:that|this|it|anything)`,
+		`no need (?:to|for)`, `there(?:'s| is) no need`,
+		`^(?:we|you|i) (?:don't|do not) (?:really |even )?need (?:to|the|a|an|all|any|it|this|that|those|these)`, `(?:you )?(?:don't|do not) need to (?:do|run|test|check) (?:that|this|it|anything)`,
 		`(?:i'll|i will) (?:run|test) (?:it|them|that|this|those|the \pL+)`,
 		`(?:i'll|i will|let me) (?:do|handle|check|fix|run|test) (?:it|them|that|this|those) myself`,
 		`never ?mind`, `forget (?:it|that|about it)`, `don't bother`, `(?:that's|that is) enough`,
@@ -134,7 +140,7 @@ var english = []rule{
 		`(?:looks|sounds|feels|seems|reads) (?:off|wrong|weird|strange|odd|bad|terrible|awful|broken|worse|ugly|dull|boring|generic|cluttered|messy)`,
 		`(?:it|this|that)(?:'s| is| was| looks| feels) (?:a (?:little|bit) |kind of |kinda |really |so |very )?(?:worse|ugly|terrible|awful|horrible|confusing|boring|dull|messy|cluttered|weird|off|overcomplicated|over-engineered|overkill|bloated|unreadable)`,
 		`(?:kinda|kind of|a little|a bit|a tad|too|way too|so|very|really|pretty|super|rather|still) (?:`+badAdjectives+`)`,
-		`too (?:`+badAdjectives+`|\pL+(?:y|ed|ish|ive|ful|ous|al|ic|ble|ing))`,
+		`too (?:`+badAdjectives+`|`+measureAdjectives+`|\pL+(?:y|ed|ish|ive|ful|ous|al|ic|ble|ing))`,
 		`too complicated`, `(?:super|very|so|really|pretty) confusing`, `i (?:don't|do not) get it`,
 		`not really what`, `not (?:good|great|ideal|helpful)`, `i(?:'m| am) not (?:happy|satisfied|convinced|a fan)`,
 		`(?:i|we) (?:really |still |just )?(?:don't|do not) (?:really |quite )?like`,
@@ -162,6 +168,7 @@ var english = []rule{
 	{category: Negation, lang: "en", expr: b(
 		`, not (?:the|a|an|in|on|to|as|my|your|this|that|it|from|for|with|by|at|inside|into|\pL+ing)`,
 		`instead of (?:the|a|an|using|doing|making|adding|writing|creating|putting|\pL+ing|it|that|this)`, `rather than`,
+		`\pL+ (?:doesn't|does not|don't|do not) (?:matter|apply|belong|make sense)`,
 		`not (?:in|on|to|from|into) (?:the|a|an|my|your|this|that) \pL+`,
 	)},
 	// Questions that challenge what the agent did or said.
@@ -185,6 +192,7 @@ var english = []rule{
 		subjects+` (?:still |now |just |also )?(?:doesn't|does not|didn't|did not|won't|can't|cannot|don't|do not) \pL+`,
 		subjects+` (?:still |now |just |also )?(?:isn't|is not|wasn't|aren't|are not) (?:`+resultVerbs+`|\pL+ing)`,
 		subjects+` (?:is|are|was|were) (?:still |now |also )?(?:broken|missing|off|gone|blank|empty|frozen|stuck)`,
+		`(?:is|are|was|were) still`,
 		`^(?:doesn't|does not|didn't|did not|won't|isn't|can't) (?:\pL+ )?(?:`+resultVerbs+`)`,
 		`(?:i|we) (?:can't|cannot|couldn't|don't|do not|didn't|did not) (?:see|find|get|open|hear|reach) (?:it|the|any|a|an|this|that|them|anything)`,
 		`(?:is|are|was|were) (?:empty|blank|missing|gone|stuck|frozen|hanging|not there|wrong|off|broken|failing|dead)`,

@@ -8,7 +8,7 @@ import (
 
 // logicVersion is bumped when how the rules are applied changes (the
 // patterns themselves are hashed into Version).
-const logicVersion = 2
+const logicVersion = 3
 
 // Version identifies the rules a stored reading was made with: the
 // patterns of every category, the acceptance and mention patterns, the
@@ -24,7 +24,7 @@ var Version = func() int {
 		h.Write([]byte(r.category + opener + r.expr.String() + "\x00"))
 	}
 	for _, re := range []string{acceptance.String(), mentionBefore.String(), mentionAfter.String(), aimed.String(),
-		sentenceEnd.String(), strings.Join(DefaultAbuseTerms, ","), strings.Join(notNegations, ",")} {
+		sentenceEnd.String(), askingWord.String(), strings.Join(DefaultAbuseTerms, ","), strings.Join(notNegations, ",")} {
 		h.Write([]byte(re + "\x00"))
 	}
 	h.Write([]byte{logicVersion})

@@ -131,6 +131,18 @@ type Reading struct {
 	Words int `json:"words,omitempty"`
 }
 
+// Asks reports whether a message ends with a question (its last sentence
+// ends with a question mark, code and quotations aside).
+func Asks(text string) bool {
+	sentences, questions := splitSentences(Normalize(text))
+	for i := len(sentences) - 1; i >= 0; i-- {
+		if strings.TrimSpace(sentences[i]) != "" {
+			return questions[i]
+		}
+	}
+	return false
+}
+
 // Has reports whether the reading carries category c.
 func (r Reading) Has(c string) bool { return slices.Contains(r.Categories, c) }
 
@@ -180,12 +192,12 @@ var rules = append(slices.Clone(english), otherRules(other)...)
 // ends a sentence).
 var sentenceEnd = regexp.MustCompile(`(?:[.!?;]+(?:\s+|$)|\.\.+|\n+|[。！？；…]+\s*)`)
 
-// findAll returns the first group of every match of re in the sentences
-// (at most 4 per sentence), trimmed; an opener looks at the first
-// sentence only. With masks (from ruleTexts), it skips the sentences whose
-// mask lacks bit: re cannot match them.
-func findAll(ru rule, sentences []string, masks []uint64, bit uint64) []string {
-	var out []string
+// findAll calls found with the sentence index and first group (trimmed)
+// of every match of the rule in the sentences (at most 4 per sentence);
+// an opener looks at the first sentence only. With masks (from
+// ruleTexts), it skips the sentences whose mask lacks bit: the rule
+// cannot match them.
+func findAll(ru rule, sentences []string, masks []uint64, bit uint64, found func(i int, p string)) {
 	if ru.opener && len(sentences) > 1 {
 		sentences = sentences[:1]
 	}
@@ -198,22 +210,35 @@ func findAll(ru rule, sentences []string, masks []uint64, bit uint64) []string {
 			continue
 		}
 		for _, m := range ru.expr.re.FindAllStringSubmatch(s, 4) {
-			out = append(out, strings.TrimSpace(m[1]))
+			found(i, strings.TrimSpace(m[1]))
 		}
 	}
-	return out
 }
 
-// firstSentence drops the empty sentences before the first one (so an
-// opener looks at the message's first words).
-func firstSentence(sentences []string) []string {
-	for i, s := range sentences {
-		if strings.TrimSpace(s) != "" {
-			return sentences[i:]
+// splitSentences splits a normalized message into sentences (see
+// sentenceEnd), dropping the empty ones before the first, and says which
+// end with a question mark.
+func splitSentences(norm string) (sentences []string, questions []bool) {
+	last := 0
+	for _, loc := range sentenceEnd.FindAllStringIndex(norm, -1) {
+		sentences = append(sentences, norm[last:loc[0]])
+		sep := norm[loc[0]:loc[1]]
+		questions = append(questions, strings.Contains(sep, "?") || strings.Contains(sep, "？"))
+		last = loc[1]
+	}
+	sentences = append(sentences, norm[last:])
+	questions = append(questions, false)
+	for i, x := range sentences {
+		if strings.TrimSpace(x) != "" {
+			return sentences[i:], questions[i:]
 		}
 	}
-	return nil
+	return nil, nil
 }
+
+// askingWord opens a question that asks rather than asserts ("is it too
+// big?", "do I need to …?").
+var askingWord = regexp.MustCompile(`^\s*(?:is|are|was|were|do|does|did|should|would|could|can|will|shall|have|has|need|may|might|isn't|aren't|doesn't|don't|shouldn't|wouldn't)\b`)
 
 // ruleTexts finds which rules can match a sentence (bit i: rules[i]).
 var ruleTexts = func() *textIndex {
@@ -305,7 +330,7 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 	} else {
 		accepted = acceptance.re.MatchString(norm)
 	}
-	sentences := firstSentence(sentenceEnd.Split(norm, -1))
+	sentences, questions := splitSentences(norm)
 	var masks []uint64
 	if prefilter {
 		var buf [32]uint64
@@ -324,15 +349,20 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 		}
 	}
 	for k, ru := range rules {
-		for _, p := range findAll(ru, sentences, masks, uint64(1)<<k) {
+		findAll(ru, sentences, masks, uint64(1)<<k, func(i int, p string) {
+			category := ru.category
 			switch {
-			case accepted && ru.category == Correction && strings.HasPrefix(p, "no"):
-				continue // "no, that's fine"
-			case ru.category == Negation && (accepted || notNegation):
-				continue // "no worries", "not sure"
+			case accepted && category == Correction && strings.HasPrefix(p, "no"):
+				return // "no, that's fine"
+			case category == Negation && (accepted || notNegation):
+				return // "no worries", "not sure"
+			case questions[i] && (category == Dissatisfied || category == Report) && askingWord.MatchString(sentences[i]):
+				// "is the board too big?" asks; what the agent then says
+				// decides whether it was a complaint.
+				category = Challenge
 			}
-			add(ru.category, p)
-		}
+			add(category, p)
+		})
 	}
 	if accepted {
 		add(Acceptance, "")

@@ -1,7 +1,9 @@
 package detection
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,20 +81,20 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	obs, times, err := Observe(ctx, db, roots, o.Labels, say)
+	obs, corpora, err := Observe(ctx, db, roots, o.Labels, say)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Report: Score(o.Labels, obs, times), Incidents: obs}, nil
+	return Result{Report: Score(o.Labels, obs, corpora), Incidents: obs}, nil
 }
 
 // Observe lists the incidents of every lens in the sessions of the
-// reviewed files of labels (roots: corpus name → absolute root) and maps
-// the files' lines to times.
-func Observe(ctx context.Context, db *sqlite.DB, roots map[string]string, labels []Label, say func(string, ...any)) ([]Observed, Times, error) {
+// reviewed files of labels (roots: corpus name → absolute root) and says
+// what Score needs of the files: their lines' times and sessions.
+func Observe(ctx context.Context, db *sqlite.DB, roots map[string]string, labels []Label, say func(string, ...any)) ([]Observed, Corpora, error) {
 	srcs, err := db.RowSources(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, Corpora{}, err
 	}
 	// A row's file as the labels name it: the corpus whose root holds it.
 	refOf := map[string]fileRef{}
@@ -109,66 +111,140 @@ func Observe(ctx context.Context, db *sqlite.DB, roots map[string]string, labels
 		refOf[p] = fileRef{}
 		return fileRef{}, false
 	}
-	wanted := map[string]bool{}
-	for _, l := range labels {
-		if l.Reviewed {
-			wanted[fileKey(l.Corpus, l.File)] = true
-		}
-	}
-	times := Times{}
-	lineOf := map[int64]int64{}
-	fileOfSession := map[string]fileRef{}
-	var sessions []string
+	c := Corpora{Times: map[string]map[int64]time.Time{}, SessionOf: map[string]string{}}
+	locOf := map[int64]Loc{}
+	fileSessions := map[string]map[string]bool{} // every session of each file
 	for _, s := range srcs {
 		r, ok := ref(s.Path)
 		if !ok {
 			continue
 		}
 		k := fileKey(r.corpus, r.file)
-		lineOf[s.ID] = s.Line
-		if times[k] == nil {
-			times[k] = map[int64]time.Time{}
+		locOf[s.ID] = Loc{r.file, s.Line}
+		if c.Times[k] == nil {
+			c.Times[k] = map[int64]time.Time{}
 		}
-		if _, seen := times[k][s.Line]; !seen {
-			times[k][s.Line] = s.Timestamp
+		if _, seen := c.Times[k][s.Line]; !seen && !s.Timestamp.IsZero() {
+			c.Times[k][s.Line] = s.Timestamp
 		}
-		if s.Session != "" && wanted[k] {
-			if _, seen := fileOfSession[s.Session]; !seen {
-				fileOfSession[s.Session] = r
-				sessions = append(sessions, s.Session)
+		if s.Session != "" && c.SessionOf[k] == "" {
+			c.SessionOf[k] = s.Session
+		}
+		if s.Session != "" {
+			if fileSessions[k] == nil {
+				fileSessions[k] = map[string]bool{}
 			}
+			fileSessions[k][s.Session] = true
 		}
 	}
-	slices.Sort(sessions)
+	// Lines the store holds no row of (bookkeeping, records another file
+	// already held) still have their times in the file.
+	sessions := map[string]bool{}
+	for _, l := range labels {
+		k := fileKey(l.Corpus, l.File)
+		if l.Reviewed {
+			if root, ok := roots[l.Corpus]; ok {
+				fileTimes(filepath.Join(root, filepath.FromSlash(l.File)), c.Times, k)
+			}
+		}
+		if l.Session != "" && c.SessionOf[k] == "" {
+			c.SessionOf[k] = l.Session
+		}
+	}
+	for _, l := range labels {
+		k := fileKey(l.Corpus, l.File)
+		if l.Reviewed {
+			for s := range fileSessions[k] {
+				sessions[l.Corpus+"\x00"+s] = true
+			}
+		}
+		if l.Session != "" {
+			sessions[l.Corpus+"\x00"+l.Session] = true
+		}
+	}
+	c.Sessions = map[string][]string{}
+	for k, ss := range fileSessions {
+		for s := range ss {
+			c.Sessions[k] = append(c.Sessions[k], s)
+		}
+		slices.Sort(c.Sessions[k])
+	}
+	var list []string
+	for s := range sessions {
+		list = append(list, s)
+	}
+	slices.Sort(list)
 	eng := incident.New(db)
 	var out []Observed
-	for i, sess := range sessions {
+	for i, cs := range list {
 		if i%25 == 0 {
-			say("reading sessions %d/%d", i, len(sessions))
+			say("reading sessions %d/%d", i, len(list))
 		}
+		corpus, sess, _ := strings.Cut(cs, "\x00")
 		for _, name := range Lenses {
 			l, _ := incident.LensByName(name)
-			list, err := eng.Incidents(ctx, l, cortex.IncidentParams{Session: sess, Limit: incident.MaxLimit})
+			inc, err := eng.Incidents(ctx, l, cortex.IncidentParams{Session: sess, Limit: incident.MaxLimit})
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s incidents of session %s: %w", name, sess, err)
+				return nil, Corpora{}, fmt.Errorf("%s incidents of session %s: %w", name, sess, err)
 			}
-			for _, inc := range list.Incidents {
+			for _, x := range inc.Incidents {
 				inv, err := eng.Investigate(ctx, l, cortex.InvestigateParams{IncidentParams: cortex.IncidentParams{
-					Session: sess, IncidentID: inc.ID}})
+					Session: sess, IncidentID: x.ID}})
 				if err != nil || len(inv.Bundles) != 1 {
-					return nil, nil, fmt.Errorf("investigating %s: %v", inc.ID, err)
+					return nil, Corpora{}, fmt.Errorf("investigating %s: %v", x.ID, err)
 				}
-				out = append(out, observe(inv.Bundles[0], lineOf, fileOfSession[sess]))
+				o := observe(inv.Bundles[0], locOf)
+				o.Corpus, o.Session = corpus, sess
+				out = append(out, o)
 			}
 		}
 	}
-	return out, times, nil
+	return out, c, nil
+}
+
+// fileTimes adds the times of a file's lines that times lacks: a JSONL
+// line's "timestamp", a chat document's messages' (by message index).
+func fileTimes(path string, times map[string]map[int64]time.Time, k string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	if times[k] == nil {
+		times[k] = map[int64]time.Time{}
+	}
+	put := func(n int64, ts string) {
+		if _, ok := times[k][n]; ok || ts == "" {
+			return
+		}
+		if t, err := cortex.ParseTimestamp(ts); err == nil {
+			times[k][n] = t
+		}
+	}
+	var doc struct {
+		Messages []struct {
+			Timestamp string `json:"timestamp"`
+		} `json:"messages"`
+	}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &doc) == nil && len(doc.Messages) > 0 {
+		for i, m := range doc.Messages {
+			put(int64(i+1), m.Timestamp)
+		}
+		return
+	}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		var rec struct {
+			Timestamp string `json:"timestamp"`
+		}
+		if json.Unmarshal(line, &rec) == nil {
+			put(int64(i+1), rec.Timestamp)
+		}
+	}
 }
 
 // observe turns an investigated incident into what Score compares.
-func observe(b cortex.Bundle, lineOf map[int64]int64, f fileRef) Observed {
+func observe(b cortex.Bundle, locOf map[int64]Loc) Observed {
 	inc := b.Incident
-	o := Observed{Corpus: f.corpus, File: f.file, Lens: inc.Lens, ID: inc.ID, Signals: inc.SignalsPresent, Score: inc.Score}
+	o := Observed{Lens: inc.Lens, ID: inc.ID, Signals: inc.SignalsPresent, Score: inc.Score}
 	o.First, _ = cortex.ParseTimestamp(inc.FirstSeen)
 	o.Last, _ = cortex.ParseTimestamp(inc.LastSeen)
 	switch inc.Lens {
@@ -209,7 +285,21 @@ func observe(b cortex.Bundle, lineOf map[int64]int64, f fileRef) Observed {
 	for _, e := range b.SkillEvents {
 		ids = append(ids, e.LogID)
 	}
-	o.Lines = linesOf(ids, lineOf)
+	o.Locs = locsOf(ids, locOf)
+	perFile := map[string]int{}
+	for _, l := range o.Locs {
+		perFile[l.File]++
+	}
+	for f, n := range perFile {
+		if n > perFile[o.File] || n == perFile[o.File] && f < o.File {
+			o.File = f
+		}
+	}
+	for _, l := range o.Locs {
+		if l.File == o.File {
+			o.Lines = append(o.Lines, l.Line)
+		}
+	}
 	s := cortex.Summarize(b)
 	var shown []int64
 	for _, r := range s.SignalAnchors {
@@ -218,20 +308,25 @@ func observe(b cortex.Bundle, lineOf map[int64]int64, f fileRef) Observed {
 	for _, r := range s.UserWords {
 		shown = append(shown, r.ID)
 	}
-	o.Shown = linesOf(shown, lineOf)
+	o.Shown = locsOf(shown, locOf)
 	return o
 }
 
 // fileRef is a file as labels name it: its corpus and its path in it.
 type fileRef struct{ corpus, file string }
 
-func linesOf(ids []int64, lineOf map[int64]int64) []int64 {
-	var out []int64
+func locsOf(ids []int64, locOf map[int64]Loc) []Loc {
+	var out []Loc
 	for _, id := range ids {
-		if n, ok := lineOf[id]; ok && n > 0 {
-			out = append(out, n)
+		if l, ok := locOf[id]; ok && l.Line > 0 && !slices.Contains(out, l) {
+			out = append(out, l)
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.SortFunc(out, func(a, b Loc) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return int(a.Line - b.Line)
+	})
+	return out
 }

@@ -11,27 +11,45 @@ import (
 // the file it is in and the lines it rests on.
 type Observed struct {
 	Corpus string `json:"corpus"`
-	File   string `json:"file"`
-	Lens   string `json:"lens"`
-	ID     string `json:"incident_id"`
+	// File is the file most of the incident's rows are in, Session its
+	// session (a session's records may be spread over several files, as
+	// Entire's checkpoints keep them).
+	File    string `json:"file"`
+	Session string `json:"session"`
+	Lens    string `json:"lens"`
+	ID      string `json:"incident_id"`
 	// Subject is the skill, MCP server/tool or hook "event|name" ("" for
 	// friction and abuse).
 	Subject string   `json:"subject,omitempty"`
 	Signals []string `json:"signals"`
 	Score   float64  `json:"score"`
 	// Lines are the lines of the rows the incident rests on (anchors, the
-	// user's acts and reaction, its calls and events); Shown those whose
-	// text its default (summary) answer shows.
+	// user's acts and reaction, its calls and events) in File; Locs all of
+	// them, in whatever file; Shown the places whose text its default
+	// (summary) answer shows.
 	Lines []int64 `json:"lines"`
-	Shown []int64 `json:"shown,omitempty"`
+	Locs  []Loc   `json:"-"`
+	Shown []Loc   `json:"shown,omitempty"`
 	// First and Last bound the incident.
 	First time.Time `json:"first_seen"`
 	Last  time.Time `json:"last_seen"`
 }
 
-// Times maps a corpus file's lines to their rows' times (for matching a
-// label to an incident's span).
-type Times map[string]map[int64]time.Time
+// Loc is a line of a corpus file.
+type Loc struct {
+	File string `json:"file"`
+	Line int64  `json:"line"`
+}
+
+// Corpora is what Score knows of the labelled files: each file's lines'
+// times (for matching a label to an incident's span) and its session.
+type Corpora struct {
+	Times     map[string]map[int64]time.Time // by fileKey
+	SessionOf map[string]string              // by fileKey: its first session
+	// Sessions are every session of each file (by fileKey): a reviewed
+	// file's sessions are all reviewed.
+	Sessions map[string][]string
+}
 
 func fileKey(corpus, file string) string { return corpus + "\x00" + file }
 
@@ -110,41 +128,64 @@ type Report struct {
 	DecisiveMissing []Label `json:"decisive_missing"`
 }
 
-// Score compares the incidents with the labels. Only files with a review
-// record are scored (an incident elsewhere is counted in Unscored). An
-// incident is true when a positive label of its file and lens (and
-// subject) has a line among the incident's lines or within its span; a
-// positive label is found when such an incident exists; its decisive line
-// is shown when one of those incidents shows it.
-func Score(labels []Label, obs []Observed, times Times) Report {
+// Score compares the incidents with the labels, session by session: only
+// sessions with a reviewed file are scored (an incident elsewhere is
+// counted in Unscored). An incident is true when a positive label of its
+// session and lens (and subject) has a line among the incident's rows or
+// within its span; a positive label is found when such an incident exists;
+// its decisive line is shown when one of those incidents shows it.
+func Score(labels []Label, obs []Observed, c Corpora) Report {
 	var rep Report
-	reviewed := map[string]bool{}
-	for _, l := range labels {
-		if l.Reviewed {
-			reviewed[fileKey(l.Corpus, l.File)] = true
-		}
-	}
-	seenFile := map[string]bool{}
-	for _, l := range labels {
+	// A label's session: the file's session its id starts (readers write
+	// short ids), else the file's first, else the label's own.
+	sessionOf := func(l Label) string {
 		k := fileKey(l.Corpus, l.File)
-		if l.Moment() && !reviewed[k] && !seenFile[k] {
-			seenFile[k] = true
-			rep.Unreviewed = append(rep.Unreviewed, l.Corpus+":"+l.File)
+		if l.Session != "" {
+			for _, s := range c.Sessions[k] {
+				if strings.HasPrefix(s, l.Session) {
+					return l.Corpus + "\x00" + s
+				}
+			}
 		}
-	}
-	byFile := map[string][]Label{}
-	for _, l := range labels {
-		if l.Moment() {
-			k := fileKey(l.Corpus, l.File)
-			byFile[k] = append(byFile[k], l)
+		if s := c.SessionOf[k]; s != "" {
+			return l.Corpus + "\x00" + s
 		}
+		if l.Session != "" {
+			return l.Corpus + "\x00" + l.Session
+		}
+		return k // a file without rows: its own unit
 	}
-	repoOfFile := map[string]string{}
+	reviewed := map[string]bool{}
+	repoOf := map[string]string{}
 	corpusOf := map[string]string{}
 	for _, l := range labels {
-		k := fileKey(l.Corpus, l.File)
-		repoOfFile[k] = l.Corpus + ":" + RepoOf(l)
-		corpusOf[k] = l.Corpus
+		units := []string{sessionOf(l)}
+		if l.Reviewed {
+			for _, s := range c.Sessions[fileKey(l.Corpus, l.File)] {
+				units = append(units, l.Corpus+"\x00"+s)
+			}
+		}
+		for _, u := range units {
+			if l.Reviewed {
+				reviewed[u] = true
+			}
+			if _, ok := repoOf[u]; !ok || l.Reviewed {
+				repoOf[u], corpusOf[u] = l.Corpus+":"+RepoOf(l), l.Corpus
+			}
+		}
+	}
+	seen := map[string]bool{}
+	byUnit := map[string][]Label{}
+	for _, l := range labels {
+		if !l.Moment() {
+			continue
+		}
+		u := sessionOf(l)
+		byUnit[u] = append(byUnit[u], l)
+		if !reviewed[u] && !seen[u] {
+			seen[u] = true
+			rep.Unreviewed = append(rep.Unreviewed, l.Corpus+":"+l.File)
+		}
 	}
 	type key struct{ scope, lens string }
 	counts := map[key]*Counts{}
@@ -155,25 +196,26 @@ func Score(labels []Label, obs []Observed, times Times) Report {
 		}
 		return counts[k]
 	}
-	bump := func(k string, lens string, f func(*Counts)) {
-		f(get("corpus:"+corpusOf[k], lens))
-		f(get("repo:"+repoOfFile[k], lens))
+	bump := func(u, lens string, f func(*Counts)) {
+		f(get("corpus:"+corpusOf[u], lens))
+		f(get("repo:"+repoOf[u], lens))
 	}
-	for k := range reviewed {
-		get("corpus:"+corpusOf[k], "")
-		get("repo:"+repoOfFile[k], "")
+	for u := range reviewed {
+		get("corpus:"+corpusOf[u], "")
+		get("repo:"+repoOf[u], "")
 	}
+	unitOf := func(o Observed) string { return o.Corpus + "\x00" + o.Session }
 	// Incidents.
 	for _, o := range obs {
-		k := fileKey(o.Corpus, o.File)
-		if !reviewed[k] {
+		u := unitOf(o)
+		if !reviewed[u] {
 			rep.Unscored++
 			continue
 		}
 		var neg *Label
 		hit := false
-		for i, l := range byFile[k] {
-			if !matches(l, o, times[k]) {
+		for i, l := range byUnit[u] {
+			if !matches(l, o, c.Times[fileKey(l.Corpus, l.File)]) {
 				continue
 			}
 			if l.Positive() {
@@ -181,10 +223,10 @@ func Score(labels []Label, obs []Observed, times Times) Report {
 				break
 			}
 			if neg == nil {
-				neg = &byFile[k][i]
+				neg = &byUnit[u][i]
 			}
 		}
-		bump(k, o.Lens, func(c *Counts) {
+		bump(u, o.Lens, func(c *Counts) {
 			c.Incidents++
 			if hit {
 				c.True++
@@ -195,31 +237,32 @@ func Score(labels []Label, obs []Observed, times Times) Report {
 		}
 	}
 	// Labels.
-	for k, ls := range byFile {
-		if !reviewed[k] {
+	for u, ls := range byUnit {
+		if !reviewed[u] {
 			continue
 		}
 		for _, l := range ls {
 			if !l.Positive() {
 				continue
 			}
+			times := c.Times[fileKey(l.Corpus, l.File)]
 			found, shown, other := false, false, ""
 			for _, o := range obs {
-				if fileKey(o.Corpus, o.File) != k {
+				if unitOf(o) != u {
 					continue
 				}
-				if !matches(l, o, times[k]) {
-					if other == "" && o.Lens != l.Lens && overlapsLines(l, o, times[k]) {
+				if !matches(l, o, times) {
+					if other == "" && o.Lens != l.Lens && overlapsLines(l, o, times) {
 						other = o.Lens + " " + o.ID
 					}
 					continue
 				}
 				found = true
-				if l.DecisiveLine != nil && slices.Contains(o.Shown, *l.DecisiveLine) {
+				if l.DecisiveLine != nil && slices.Contains(o.Shown, Loc{l.File, *l.DecisiveLine}) {
 					shown = true
 				}
 			}
-			bump(k, l.Lens, func(c *Counts) {
+			bump(u, l.Lens, func(c *Counts) {
 				c.Positives++
 				if found {
 					c.Found++
@@ -291,7 +334,7 @@ func matches(l Label, o Observed, times map[int64]time.Time) bool {
 
 func overlapsLines(l Label, o Observed, times map[int64]time.Time) bool {
 	for _, n := range l.Lines {
-		if slices.Contains(o.Lines, n) {
+		if slices.Contains(o.Locs, Loc{l.File, n}) {
 			return true
 		}
 		if t, ok := times[n]; ok && !t.Before(o.First) && !t.After(o.Last) {
