@@ -38,6 +38,9 @@ type turnView struct {
 	Asked bool
 	// Done: the agent's last words before the act said the work was done.
 	Done bool
+	// Worked: the agent's turn before the act made calls that succeeded
+	// (it did something the user can be reacting to).
+	Worked bool
 	// Admitted: the agent's reply conceded a mistake ("you're right", "my
 	// mistake", "抱歉"); Reverted: its first calls undid work (git
 	// checkout/restore/revert/reset, a stash).
@@ -76,6 +79,9 @@ func (d *dialogue) around(acts []act, i int) turnView {
 	for _, c := range d.calls {
 		if c.Thread == a.Thread && c.Timestamp.After(start) && c.Timestamp.Before(a.At) {
 			lastCall = c.Timestamp
+			if c.Class == classOK && !loadsSkill(c) {
+				v.Worked = true
+			}
 		}
 	}
 	var last *store.ClaimRow

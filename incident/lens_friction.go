@@ -266,7 +266,7 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 		switch {
 		case conditional && r.Has(voice.Negation):
 			add(cortex.SignalCorrection)
-		case conditional && r.Has(voice.Report) && (v.Done || reason || v.Reverted || conceded):
+		case conditional && r.Has(voice.Report) && (v.Done || v.Worked || reason || v.Reverted || conceded):
 			add(cortex.SignalCorrection)
 		case conditional && r.Has(voice.Challenge) && (conceded || v.Reverted):
 			add(cortex.SignalCorrection)
@@ -276,6 +276,11 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 		if reask {
 			add(cortex.SignalRepeatedRequest)
 		}
+	}
+	if answer && conditional && r.Has(voice.Report) && (v.Done || v.Worked) {
+		// "Can you try it now?" — "it still shows the old page": a report
+		// of the result answers the question with a failure.
+		add(cortex.SignalCorrection)
 	}
 	if v.Admitted && (r.Says() || !voice.Asks(a.Text)) || v.Reverted && (r.Says() || reason) {
 		// The agent concedes: the user corrected it, whatever the words —

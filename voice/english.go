@@ -19,7 +19,7 @@ const workVerbs = `do|follow|read|run|test|check|update|fix|implement|use|commit
 
 // Subjects of a report about the result: what the agent made, never the
 // user ("i didn't run it yet" is not a broken result).
-const subjects = `(?:it|this|that|they|these|those|everything|nothing|the \pL+|my \pL+|your \pL+|our \pL+|its \pL+)`
+const subjects = `(?:it|this|that|they|these|those|everything|nothing|(?:the|my|your|our|its) \pL+(?: \pL+)?)`
 
 // Adjectives of a result that is not right, after an intensifier ("kinda
 // weird", "a little faded").
@@ -61,7 +61,8 @@ var english = []rule{
 		`you (?:also |just |completely |totally |clearly |again )?(?:`+failVerbs+`)`,
 		`you(?:'ve| have) (?:`+failVerbs+`)`,
 		`you (?:didn't|did not|haven't|have not|never|still haven't|still didn't|don't|do not|won't) (?:even |actually |really |properly |fully )?(?:`+workVerbs+`)`,
-		`you were (?:supposed|meant|asked|told) to`, `you should(?:n't| not)? have`, `you shouldn't`,
+		`you (?:haven't|have not|still haven't|never) (?:\pL+ed|done|run|written|read|built|seen|made|taken|gone)`,
+		`you were (?:supposed|meant|asked|told) to`, `you should(?:n't| not)? have`, `you shouldn't`, `you should not$`,
 		`why (?:did|would|are|were|have|didn't|don't|haven't) you`, `why(?:'d| would) you`,
 		`you (?:didn't|did not) need to`, `(?:it|that|this) (?:didn't|did not) need`,
 		`but (?:that's|that is|it's|it is) actually`, `but (?:i|we) (?:said|asked|wanted|told you)`,
@@ -76,6 +77,7 @@ var english = []rule{
 		`^(?:i|we) (?:don't|do not|didn't|did not) (?:really |actually )?(?:want|like|need) (?:this|that|it|these|those|a|an|the|to|you|any|all|so|such)`,
 		// The result still does not work, or broke.
 		`(?:it|this|that|they|everything) still`, `still (?:not|broken|failing|fails|crashes|crashing|errors|erroring|the same|wrong|there|shows|showing|displays|displaying|getting|seeing|happening|hangs|hanging|stuck|empty|blank|missing|no|doesn't|does not|isn't|is not|can't|cannot|won't|didn't|did not)`,
+		`there(?:'s| is| are) still`,
 		`(?:same|the same|identical) (?:error|errors|issue|issues|problem|result|output|thing|bug|behavior|behaviour|message|failure|crash)`,
 		`(?:is|are|was|were) (?:now |still |completely |totally )?(?:broken|failing|gone|wiped|corrupted|worse)`,
 		`(?:now|again) (?:it|this|that|everything|nothing|the \pL+) (?:is|are|doesn't|does not|fails|breaks|crashes|shows|won't|can't)`,
@@ -166,9 +168,10 @@ var english = []rule{
 	// "rather than"): what the agent did was not what was wanted, when it
 	// answers the agent's work.
 	{category: Negation, lang: "en", expr: b(
-		`, not (?:the|a|an|in|on|to|as|my|your|this|that|it|from|for|with|by|at|inside|into|\pL+ing)`,
+		`\pL+, not (?:the|a|an|in|on|to|as|my|your|this|that|it|from|for|with|by|at|inside|into|\pL+ing)`,
 		`instead of (?:the|a|an|using|doing|making|adding|writing|creating|putting|\pL+ing|it|that|this)`, `rather than`,
 		`\pL+ (?:doesn't|does not|don't|do not) (?:matter|apply|belong|make sense)`,
+		`there(?:'s| is| are| was| were) no (?:\pL+)`,
 		`not (?:in|on|to|from|into) (?:the|a|an|my|your|this|that) \pL+`,
 	)},
 	// Questions that challenge what the agent did or said.
@@ -198,6 +201,10 @@ var english = []rule{
 		`(?:is|are|was|were) (?:empty|blank|missing|gone|stuck|frozen|hanging|not there|wrong|off|broken|failing|dead)`,
 		`(?:it|this|that|the \pL+) (?:fails|failed|crashes|crashed|hangs|hung|errors|errored|breaks|freezes|froze|times out|timed out)`,
 		`(?:i|we) (?:get|got|see|saw|am getting|am seeing|keep getting|are getting) (?:an? |the |this |that |these )?(?:\pL+ )?(?:error|errors|exception|crash|warning|failure|blank|404|500|timeout)`,
+		// A failure pasted as it printed.
+		`traceback \(most recent call last\)`, `(?:error|exception|fatal|panic):`, `command not found`, `no such file or directory`,
+		`cannot find module`, `module not found`, `modulenotfounderror`, `is not defined`, `segmentation fault`, `npm err!`,
+		`exited with (?:exit )?code [1-9]`, `exit code [1-9]`, `failed to (?:compile|build|load|start|connect|fetch|parse)`,
 	)},
 	// Acceptances, thanks and go-aheads: not friction.
 	{category: Acceptance, lang: "en", opener: true, expr: compile(

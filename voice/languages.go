@@ -109,7 +109,7 @@ var other = []vocab{
 	{Negation, "de", true, false, []string{`^(?:nein|nee|falsch|stimmt nicht)`}},
 	{Correction, "de", false, false, []string{
 		`das ist (?:falsch|nicht (?:richtig|korrekt|das|was))`, `nicht das`, `nicht so`,
-		`(?:du|sie) (?:hast|haben) (?:\pL+ )?(?:vergessen|übersehen|ubersehen|ignoriert|kaputt gemacht|gelöscht|geloscht|falsch verstanden)`,
+		`(?:du|sie) (?:hast|haben) (?:\pL+ ){0,3}(?:vergessen|übersehen|ubersehen|ignoriert|kaputt gemacht|gelöscht|geloscht|falsch verstanden)`,
 		`das war nicht`, `ich meinte`, `ich (?:sagte|habe (?:doch )?gesagt)`,
 		`funktioniert (?:immer noch |noch |leider )?nicht`, `geht (?:immer noch |noch )?nicht`, `klappt (?:immer noch |noch )?nicht`,
 		`immer noch`, `noch immer`, `(?:derselbe|der gleiche|gleiche|selbe) fehler`, `nichts (?:hat sich )?geändert|nichts (?:hat sich )?geandert`, `kaputt`,

@@ -41,7 +41,7 @@ func TestReadRealMessages(t *testing.T) {
 		{"claude 1284c080", "ah crap we still have merge issues? parent alex/ent-221-phase-aware-git-hooks", []string{Abuse}},
 		{"labelled skill-wrong-repo", "No, that's the wrong repo. I said the web repo, you are working in the api checkout.", []string{Correction, Scope, Reminder, Negation}},
 		{"labelled skill-correction", "That's not what I asked. I asked you to implement it, not to write a plan. You stopped at the plan again.",
-			[]string{Correction, Reminder}},
+			[]string{Correction, Reminder, Negation}},
 
 		// Not a verdict on the agent by their words alone: the dialogue
 		// decides (a report, a challenge), or nothing at all.
