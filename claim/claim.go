@@ -15,6 +15,7 @@ package claim
 
 import (
 	"hash/fnv"
+	"regexp"
 	"strings"
 
 	"github.com/cortexhq/cortex/phrase"
@@ -42,14 +43,70 @@ const (
 	// Agreement: the agent grants the user a point ("good catch", "fair
 	// point") — weaker than an admission: agents say it of suggestions too.
 	Agreement
+	// Noted: the agent's own reasoning (a thinking row) reads the user's
+	// message as pushback — "the user is pointing out that I …", "the
+	// user says it still fails", "I misunderstood".
+	Noted
 )
 
 // Tool is the kinds about tools (what the MCP lens reads); Dialogue the
 // kinds about the exchange with the user (what the friction lens reads).
 const (
 	Tool     = Unavailable | Failure
-	Dialogue = Admission | Asks | Completion | Agreement
+	Dialogue = Admission | Asks | Completion | Agreement | Noted
+	// Concession is the kinds in which the agent concedes the user's point
+	// (what the friction lens's candidate sessions are found by).
+	Concession = Admission | Agreement | Noted
 )
+
+// The roles of rows that carry claims (a logs row's role, as stored):
+// the agent's prose and its reasoning.
+const (
+	RoleProse     = "assistant"
+	RoleReasoning = "thinking"
+)
+
+// Applies reports whether rows of a role carry claims.
+func Applies(role string) bool { return role == RoleProse || role == RoleReasoning }
+
+// Of reads the claims of a row of role: Read for the agent's prose,
+// ReadThinking for its reasoning, nothing for other rows.
+func Of(role, text string) Kinds {
+	switch role {
+	case RoleProse:
+		return Read(text)
+	case RoleReasoning:
+		return ReadThinking(text)
+	}
+	return 0
+}
+
+// noted is how an agent's reasoning reads the user pushing back: the user
+// as subject of a verb of disputing, correcting or being unhappy, the
+// user reporting a result still broken, the agent's own admission. (The
+// agents reason in English whatever language the user writes.)
+var noted = regexp.MustCompile(`(?i)\bthe user(?:'s| is| was| has| had)? ` +
+	`(?:(?:is |was |has been |seems |seems to be )?(?:right|correct)\b|` +
+	`(?:is |was )?(?:questioning|challenging|disputing|pushing back|correcting|frustrated|annoyed|upset|unhappy|dissatisfied|` +
+	`complaining|not happy|confused by|disappointed|irritated|angry)|` +
+	`(?:points?|pointed|is pointing) out|corrected me|(?:rejected|interrupted|stopped) (?:my|the|this)|` +
+	`(?:doesn't|does not|didn't|did not) (?:want|like|ask)|wants me to (?:stop|revert|undo|roll back|go back|remove what|redo|start over)|` +
+	`(?:says|said|is saying|reports|is reporting|mentions|notes|noted|tells me|is telling me|sees|is seeing)(?: that)? ` +
+	`(?:it|this|that|the \w+|there|we|i|my \w+)(?: \w+)? (?:still|is still|are still|doesn't|does not|didn't|did not|isn't|is not|aren't|` +
+	`won't|can't|cannot|failed|fails|broke|is broken|are broken|isn't working|is not working|is wrong|was wrong|missed|forgot))` +
+	`|\bthe user (?:is )?(?:saying|says|seeing|sees|noticing|notices|reporting|reports|mentioning|mentions|telling me|tells me)\b` +
+	`[^.!?\n]{0,160}\b(?:still|doesn't work|does not work|isn't working|is not working|not working|broken|wrong|incorrect|` +
+	`missing|fails|failing|failed)\b` +
+	`|\bi (?:made a mistake|was wrong|misunderstood|misread|overlooked|got (?:it|that|this) wrong|jumped ahead)\b`)
+
+// ReadThinking returns the kinds of claim an agent's reasoning holds:
+// Noted when it reads the user's message as pushback.
+func ReadThinking(text string) Kinds {
+	if noted.MatchString(text) {
+		return Noted
+	}
+	return 0
+}
 
 // Has reports whether k holds every kind of o.
 func (k Kinds) Has(o Kinds) bool { return k&o == o && o != 0 }
@@ -117,7 +174,7 @@ var completedCJK = []string{"已经修复", "已修复", "已經修復", "完成
 
 // logicVersion is bumped when how the phrases are applied changes (the
 // phrases themselves are hashed into Version).
-const logicVersion = 2
+const logicVersion = 3
 
 // Version identifies the rules a stored reading was made with: the phrases
 // of every kind and the logic version. A reading of another version is
@@ -128,7 +185,7 @@ var Version = func() int {
 		h.Write([]byte(strings.Join(s.Phrases(), "\x00") + "\x01"))
 	}
 	h.Write([]byte(strings.Join(admittedCJK, "\x00") + "\x01" + strings.Join(completedCJK, "\x00") + "\x01" +
-		strings.Join(agreedCJK, "\x00") + "\x01"))
+		strings.Join(agreedCJK, "\x00") + "\x01" + noted.String() + "\x01"))
 	h.Write([]byte{logicVersion})
 	return int(h.Sum32()&0x7fffffff) | 1 // never 0: 0 is "not read"
 }()

@@ -73,6 +73,34 @@ func TestReadDialogue(t *testing.T) {
 	}
 }
 
+// An agent's reasoning reading the user's message as pushback (written
+// for the test in the forms agents reason in).
+func TestReadThinking(t *testing.T) {
+	for text, want := range map[string]Kinds{
+		"The user is pointing out that I changed the wrong flag.":                        Noted,
+		"The user is questioning my claim that the cache is cleared.":                    Noted,
+		"The user is saying the export still drops the last row.":                        Noted,
+		"The user is seeing that even though the fix landed, the banner is still shown.": Noted,
+		"The user doesn't want a new dependency.":                                        Noted,
+		"I misunderstood the request; the user wanted the summary only.":                 Noted,
+		"The user is right, the test never runs on CI.":                                  Noted,
+		"The user wants me to add a dark mode toggle.":                                   0,
+		"The user is asking about the retry policy. Let me read the client.":             0,
+		"Let me check the failing test and see what the error is.":                       0,
+		"The user says the deploy works now, so I can move on to the docs.":              0,
+	} {
+		if got := ReadThinking(text); got != want {
+			t.Errorf("ReadThinking(%q) = %b, want %b", text, got, want)
+		}
+		if got := Of(RoleReasoning, text); got != ReadThinking(text) {
+			t.Errorf("Of(reasoning, %q) = %b", text, got)
+		}
+	}
+	if Of("user", "you're right") != 0 || !Applies(RoleProse) || Applies("tool_result") {
+		t.Error("Of and Applies by role")
+	}
+}
+
 func TestKindsAndVersion(t *testing.T) {
 	if !(Unavailable | Failure).Has(Failure) || Unavailable.Has(Failure) || Kinds(0).Has(0) {
 		t.Error("Has")

@@ -42,8 +42,9 @@ type turnView struct {
 	// (it did something the user can be reacting to).
 	Worked bool
 	// Admitted: the agent's reply conceded a mistake ("you're right", "my
-	// mistake", "抱歉"); Reverted: its first calls undid work (git
-	// checkout/restore/revert/reset, a stash).
+	// mistake", "抱歉") or its reasoning read the message as pushback
+	// ("the user is pointing out …"); Reverted: its first calls undid work
+	// (git checkout/restore/revert/reset, a stash).
 	Admitted bool
 	Reverted bool
 	// Agreed: the reply granted the user a point ("good catch", "fair
@@ -87,7 +88,7 @@ func (d *dialogue) around(acts []act, i int) turnView {
 	var last *store.ClaimRow
 	for k := range d.claims {
 		c := &d.claims[k]
-		if c.Thread == a.Thread && c.Timestamp.After(start) && c.Timestamp.Before(a.At) {
+		if c.Thread == a.Thread && c.Timestamp.After(start) && c.Timestamp.Before(a.At) && claim.Kinds(c.Kinds)&(claim.Asks|claim.Completion) != 0 {
 			last = c
 		}
 	}
@@ -119,7 +120,7 @@ func (d *dialogue) around(acts []act, i int) turnView {
 			continue
 		}
 		k := claim.Kinds(c.Kinds)
-		v.Admitted = v.Admitted || k.Has(claim.Admission)
+		v.Admitted = v.Admitted || k.Has(claim.Admission) || k.Has(claim.Noted)
 		v.Agreed = v.Agreed || k.Has(claim.Agreement)
 	}
 	return v
@@ -163,12 +164,12 @@ func (v *voiceReader) claimsMany(ctx context.Context, ws []store.CallWindow) ([]
 		if to.IsZero() {
 			to = time.Now().Add(24 * time.Hour * 365 * 100)
 		}
-		rows, err := v.db.SessionAssistantRows(ctx, w.Scope, from, to, sessionClaimsCap)
+		rows, err := v.db.SessionAssistantRows(ctx, w.Scope, from, to, sessionClaimsCap) // prose only: the fallback of a store not yet read again
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
-			k := claim.Read(r.Message) & claim.Dialogue
+			k := claim.Of(string(r.Role), r.Message) & claim.Dialogue
 			if k == 0 {
 				continue
 			}

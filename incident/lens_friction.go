@@ -277,6 +277,9 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 			add(cortex.SignalRepeatedRequest)
 		}
 	}
+	if conditional && r.Has(voice.Contrast) {
+		add(cortex.SignalCorrection) // "…, not the file": whatever the agent asked
+	}
 	if answer && conditional && r.Has(voice.Report) && (v.Done || v.Worked) {
 		// "Can you try it now?" — "it still shows the old page": a report
 		// of the result answers the question with a failure.

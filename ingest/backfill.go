@@ -356,7 +356,7 @@ type ClaimStore interface {
 func RefreshClaims(ctx context.Context, db ClaimStore, opts BackfillOptions) (int64, error) {
 	return refreshStale(ctx, db, opts, claim.Version, db.StaleClaims, func(r sqlite.StaleClaim) int64 { return r.ID },
 		func(r sqlite.StaleClaim) sqlite.ClaimReading {
-			return sqlite.ClaimReading{ID: r.ID, Kinds: claim.Read(r.Text), Version: claim.Version}
+			return sqlite.ClaimReading{ID: r.ID, Kinds: claim.Of(r.Role, r.Text), Version: claim.Version}
 		}, db.SetClaims)
 }
 

@@ -332,7 +332,7 @@ func TestStaleClaimsAreReadAgainOnIndex(t *testing.T) {
 			if err := rows.Scan(&id, &role, &kinds, &version, &msg); err != nil {
 				t.Fatal(err)
 			}
-			if role != string(cortex.RoleAssistant) {
+			if role != string(cortex.RoleAssistant) && role != string(cortex.RoleThinking) {
 				if kinds.Valid || version.Valid {
 					t.Fatalf("a %s row has claims", role)
 				}
@@ -345,8 +345,8 @@ func TestStaleClaimsAreReadAgainOnIndex(t *testing.T) {
 				}
 				msg = r.Text
 			}
-			if int(version.Int64) == claim.Version && claim.Kinds(kinds.Int64) != claim.Read(msg) {
-				t.Fatalf("row %d: stored claims %d, its text reads %d", id, kinds.Int64, claim.Read(msg))
+			if int(version.Int64) == claim.Version && claim.Kinds(kinds.Int64) != claim.Of(role, msg) {
+				t.Fatalf("row %d (%s): stored claims %d, its text reads %d", id, role, kinds.Int64, claim.Of(role, msg))
 			}
 			out[id] = fmt.Sprintf("%d@%d", kinds.Int64, version.Int64)
 		}
@@ -354,8 +354,8 @@ func TestStaleClaimsAreReadAgainOnIndex(t *testing.T) {
 	}
 	want := readings()
 	storedAtIngest(t, want, "0@", claim.Version, "assistant rows")
-	staleThenIndex(t, db, path, dir, `UPDATE logs SET claim = NULL, claim_version = NULL WHERE ai_role = 'assistant' AND id % 2 = 0;
-		UPDATE logs SET claim = 3, claim_version = 1 WHERE ai_role = 'assistant' AND id % 2 = 1`, want, readings,
+	staleThenIndex(t, db, path, dir, `UPDATE logs SET claim = NULL, claim_version = NULL WHERE ai_role IN ('assistant', 'thinking') AND id % 2 = 0;
+		UPDATE logs SET claim = 3, claim_version = 1 WHERE ai_role IN ('assistant', 'thinking') AND id % 2 = 1`, want, readings,
 		func(b *BackfillResult) int64 { return b.ClaimsRead })
 }
 

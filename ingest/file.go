@@ -490,13 +490,13 @@ func (fr *fileRun) result(ctx context.Context, res *transcript.Result, lineStart
 	}
 	rec := cortex.ImportRecord{Entry: e, Raw: enc, ContentHash: hex.EncodeToString(sum[:12]), Line: res.Line,
 		Meta: e.MetadataJSON(), Events: events}
-	if e.Role == cortex.RoleAssistant {
-		rec.Claims, rec.ClaimsRead = claim.Read(e.Text), true
+	if claim.Applies(string(e.Role)) {
+		rec.Claims, rec.ClaimsRead = claim.Of(string(e.Role), e.Text), true
 	}
 	// The store may leave a long text out and read it from the record;
-	// assistant prose that claims something stays (the MCP lens reads it
-	// in bulk, and it is ~1% of the assistant rows).
-	rec.TextFromRecord = !fr.r.opts.keepTexts && rec.Claims == 0 && fr.r.texts.FromRecord(e.Tool, raw, &rec.Entry)
+	// assistant prose that claims something about tools stays (the MCP
+	// lens reads it in bulk, and it is ~1% of the assistant rows).
+	rec.TextFromRecord = !fr.r.opts.keepTexts && rec.Claims&claim.Tool == 0 && fr.r.texts.FromRecord(e.Tool, raw, &rec.Entry)
 	fr.batch.Records = append(fr.batch.Records, rec)
 	return nil
 }

@@ -440,7 +440,7 @@ func (db *DB) SessionClaimRows(ctx context.Context, s store.SessionScope, from, 
 func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
 	var stale bool
 	err := db.queryRow(ctx, `SELECT EXISTS(SELECT 1 FROM logs
-		WHERE ai_role = 'assistant' AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?))`, version, version).Scan(&stale)
+		WHERE ai_role IN ('assistant', 'thinking') AND (claim_version IS NULL OR claim_version < ? OR claim_version > ?))`, version, version).Scan(&stale)
 	if err != nil {
 		return false, queryFailed(err, "rows")
 	}

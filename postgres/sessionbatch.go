@@ -216,7 +216,7 @@ func (db *DB) SessionClaimsMany(ctx context.Context, ws []store.CallWindow, limi
 	return readWindows(ctx, db, len(ws), `SELECT w.i, l.id, l.timestamp, COALESCE(l.ai_agent_id, ''), l.claim`+windowsFrom+
 		`(SELECT id, timestamp, ai_agent_id, claim FROM logs
 		WHERE ai_session_id = w.sess AND ai_tool = w.tool AND hostname = w.host AND timestamp >= w.t0 AND timestamp <= w.t1
-		AND claim > 0 AND (claim & ?) > 0 AND ai_role = 'assistant'
+		AND claim > 0 AND (claim & ?) > 0 AND ai_role IN ('assistant', 'thinking')
 		ORDER BY timestamp, id LIMIT ?) l ORDER BY w.i, l.timestamp, l.id`, append(windows(ws), int(claim.Dialogue), limit), "claims",
 		func(rows pgx.Rows, c *store.ClaimRow, w *int) error {
 			var ts string
@@ -250,7 +250,7 @@ func (db *DB) FailedCallSessions(ctx context.Context, f store.CandidateFilter, m
 func (db *DB) ConcessionSessions(ctx context.Context, f store.CandidateFilter) ([]store.SessionScope, error) {
 	w := sqlpart.Candidate(f, "")
 	rows, err := db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM logs
-		WHERE (claim & 36) > 0 AND ai_role = 'assistant' AND ai_session_id IS NOT NULL`+w.SQL()+`
+		WHERE (claim & 100) > 0 AND ai_session_id IS NOT NULL`+w.SQL()+`
 		GROUP BY ai_tool, hostname, ai_session_id ORDER BY max(timestamp) DESC LIMIT ?`, append(w.Args, f.Limit)...)
 	return collect(rows, err, "sessions", func(rows pgx.Rows) (store.SessionScope, error) {
 		var s store.SessionScope

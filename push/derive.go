@@ -3,8 +3,8 @@ package push
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 
-	"github.com/cortexhq/cortex"
 	"github.com/cortexhq/cortex/claim"
 	"github.com/cortexhq/cortex/store"
 	"github.com/cortexhq/cortex/toolcall"
@@ -31,9 +31,9 @@ func (p *pusher) derive(t store.Table, rows [][]any) {
 			if len(r) > len(t.Columns) {
 				continue // derived already (a batch sent again)
 			}
-			if v, ok := r[version].(int64); r[role] == string(cortex.RoleAssistant) && (!ok || int(v) != claim.Version) {
+			if v, ok := r[version].(int64); claim.Applies(fmt.Sprint(r[role])) && (!ok || int(v) != claim.Version) {
 				text, _ := r[msg].(string)
-				r[kinds], r[version] = int64(claim.Read(text)), int64(claim.Version)
+				r[kinds], r[version] = int64(claim.Of(fmt.Sprint(r[role]), text)), int64(claim.Version)
 			}
 			isTranscript := r[facility] == "transcript"
 			var rec []byte

@@ -10,12 +10,16 @@ import (
 	"github.com/cortexhq/cortex/claim"
 )
 
+// claimRoles are the rows that carry claims (package claim: the agent's
+// prose and reasoning), as the version index's condition spells them.
+const claimRoles = `ai_role IN ('assistant', 'thinking')`
+
 // ClaimsCurrent reports whether every assistant row's stored claims
 // (package claim) were read by the given rules version: only then does
 // SessionClaimRows return every row that claims something.
 func (db *DB) ClaimsCurrent(ctx context.Context, version int) (bool, error) {
 	var stale int
-	err := db.r.QueryRowContext(ctx, staleExistsSQL(`logs INDEXED BY idx_logs_claim_version`, `ai_role = 'assistant'`,
+	err := db.r.QueryRowContext(ctx, staleExistsSQL(`logs INDEXED BY idx_logs_claim_version`, claimRoles,
 		"claim_version"), version, version).Scan(&stale)
 	if err != nil {
 		return false, queryFailed(err, "rows")
@@ -36,7 +40,7 @@ func (db *DB) SessionClaimRows(ctx context.Context, s SessionScope, from, to tim
 // claimWindowSQL is one window of SessionClaimsMany.
 const claimWindowSQL = `SELECT ? AS w, id, timestamp, COALESCE(ai_agent_id, ''), claim FROM logs INDEXED BY idx_logs_claims
 	WHERE ai_session_id = ? AND ai_tool = ? AND hostname = ? AND timestamp >= ? AND timestamp <= ? AND claim > 0
-	AND (claim & ?) > 0 AND ai_role = 'assistant'`
+	AND (claim & ?) > 0 AND ` + claimRoles
 
 // SessionClaimsMany returns, for many windows, the assistant rows whose
 // stored claims hold a kind about the dialogue (claim.Dialogue: the agent
@@ -62,10 +66,11 @@ func (db *DB) SessionClaimsMany(ctx context.Context, ws []CallWindow, limit int)
 	}, func(c ClaimRow) (time.Time, int64) { return c.Timestamp, c.LogID })
 }
 
-// StaleClaim is an assistant row whose stored claims are missing or of
-// other rules, with its text.
+// StaleClaim is a row of the agent's (prose or reasoning) whose stored
+// claims are missing or of other rules, with its role and text.
 type StaleClaim struct {
 	ID   int64
+	Role string
 	Text string
 }
 
@@ -82,12 +87,12 @@ type ClaimReading struct {
 func (db *DB) StaleClaims(ctx context.Context, version int, after int64, limit int) ([]StaleClaim, error) {
 	// The version index finds the stale rows; they are then read in id
 	// order (see StaleVoices).
-	rows, err := db.query(ctx, `SELECT id, `+textCols("")+` FROM logs WHERE id IN (`+
-		staleIDsSQL(`logs INDEXED BY idx_logs_claim_version`, `ai_role = 'assistant'`, "claim_version")+`) ORDER BY id`,
+	rows, err := db.query(ctx, `SELECT id, ai_role, `+textCols("")+` FROM logs WHERE id IN (`+
+		staleIDsSQL(`logs INDEXED BY idx_logs_claim_version`, claimRoles, "claim_version")+`) ORDER BY id`,
 		staleIDsArgs(version, after, limit)...)
 	return collectTexts(ctx, db, rows, err, "rows", func(rows *sql.Rows, t *textScan) (StaleClaim, int64, error) {
 		var c StaleClaim
-		err := rows.Scan(append([]any{&c.ID}, t.dest()...)...)
+		err := rows.Scan(append([]any{&c.ID, &c.Role}, t.dest()...)...)
 		return c, c.ID, err
 	}, func(c *StaleClaim, text string) { c.Text = text })
 }
@@ -98,7 +103,7 @@ func (db *DB) SetClaims(ctx context.Context, readings []ClaimReading) error {
 		return nil
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `UPDATE logs SET claim = ?, claim_version = ? WHERE id = ? AND ai_role = 'assistant'`)
+		st, err := tx.PrepareContext(ctx, `UPDATE logs SET claim = ?, claim_version = ? WHERE id = ? AND `+claimRoles)
 		if err != nil {
 			return err
 		}
@@ -125,14 +130,14 @@ func (db *DB) FailedCallSessions(ctx context.Context, f CandidateFilter, min int
 }
 
 // ConcessionSessions returns the sessions in f's range and scope where the
-// agent conceded a mistake or granted the user a point (claim.Admission,
-// claim.Agreement), the newest first, at most f.Limit: what the user said
+// agent conceded a mistake, granted the user a point or noted their
+// pushback in its reasoning (claim.Concession), the newest first, at most f.Limit: what the user said
 // there was a correction, whatever its words. Valid when ClaimsCurrent
 // reports true.
 func (db *DB) ConcessionSessions(ctx context.Context, f CandidateFilter) ([]SessionScope, error) {
 	w := candidateWhere(f, "")
 	return scanScopes(db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM logs INDEXED BY idx_logs_concessions
-		WHERE (claim & 36) > 0 AND ai_role = 'assistant' AND ai_session_id IS NOT NULL`+w.sql()+`
+		WHERE (claim & 100) > 0 AND ai_session_id IS NOT NULL`+w.sql()+`
 		GROUP BY ai_tool, hostname, ai_session_id ORDER BY max(timestamp) DESC LIMIT ?`, append(w.args, f.Limit)...))
 }
 

@@ -640,11 +640,11 @@ func (w *importTx) updateRow(id int64, r *cortex.ImportRecord) (cortex.Entry, er
 // an assistant row its kinds (read here unless the caller read them) and
 // the rules' version; nothing for other rows.
 func claimOf(r *cortex.ImportRecord) (kinds, version any) {
-	if r.Entry.Role != cortex.RoleAssistant {
+	if !claim.Applies(string(r.Entry.Role)) {
 		return nil, nil
 	}
 	if !r.ClaimsRead {
-		r.Claims, r.ClaimsRead = claim.Read(r.Entry.Text), true
+		r.Claims, r.ClaimsRead = claim.Of(string(r.Entry.Role), r.Entry.Text), true
 	}
 	return int64(r.Claims), int64(claim.Version)
 }

@@ -17,7 +17,7 @@ func TestStaleVersionReadsSeek(t *testing.T) {
 	}{
 		{`ai_user_events INDEXED BY idx_ai_user_events_voice_version`, "", "voice_version"},
 		{`ai_mcp_events INDEXED BY idx_ai_mcp_events_facts_version`, "", "facts_version"},
-		{`logs INDEXED BY idx_logs_claim_version`, `ai_role = 'assistant'`, "claim_version"},
+		{`logs INDEXED BY idx_logs_claim_version`, claimRoles, "claim_version"},
 	} {
 		for _, q := range []struct {
 			sql  string

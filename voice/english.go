@@ -19,7 +19,7 @@ const workVerbs = `do|follow|read|run|test|check|update|fix|implement|use|commit
 
 // Subjects of a report about the result: what the agent made, never the
 // user ("i didn't run it yet" is not a broken result).
-const subjects = `(?:it|this|that|they|these|those|everything|nothing|(?:the|my|your|our|its) \pL+(?: \pL+)?)`
+const subjects = `(?:it|this|that|they|these|those|everything|nothing|something|(?:the|my|your|our|its) \pL+(?: \pL+)?)`
 
 // Adjectives of a result that is not right, after an intensifier ("kinda
 // weird", "a little faded").
@@ -167,7 +167,7 @@ var english = []rule{
 	// A contrast inside the message ("…, not the file", "instead of",
 	// "rather than"): what the agent did was not what was wanted, when it
 	// answers the agent's work.
-	{category: Negation, lang: "en", expr: b(
+	{category: Contrast, lang: "en", expr: b(
 		`\pL+, not (?:the|a|an|in|on|to|as|my|your|this|that|it|from|for|with|by|at|inside|into|\pL+ing)`,
 		`instead of (?:the|a|an|using|doing|making|adding|writing|creating|putting|\pL+ing|it|that|this)`, `rather than`,
 		`\pL+ (?:doesn't|does not|don't|do not) (?:matter|apply|belong|make sense)`,

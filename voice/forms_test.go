@@ -47,10 +47,10 @@ func TestFormClasses(t *testing.T) {
 			{text: "no idea why the build is slow, can you look?", not: []string{Negation}},
 		},
 		"contrast inside the message": {
-			{text: "put the flag in the config file, not the environment", want: []string{Negation}},
-			{text: "use a map instead of the nested loops", want: []string{Negation}},
-			{text: "the order doesn't matter here", want: []string{Negation}},
-			{text: "there is no retry in that client", want: []string{Negation}},
+			{text: "put the flag in the config file, not the environment", want: []string{Contrast}},
+			{text: "use a map instead of the nested loops", want: []string{Contrast}},
+			{text: "the order doesn't matter here", want: []string{Contrast}},
+			{text: "there is no retry in that client", want: []string{Contrast}},
 		},
 		"second person with a failure verb": {
 			{text: "you forgot the changelog", want: []string{Correction}},

@@ -75,6 +75,10 @@ const (
 	// correction when it answers the agent's work, an answer when it
 	// answers the agent's question.
 	Negation = "negation"
+	// Contrast: the message sets what is wanted against something else
+	// ("…, not the file", "instead of", "the order doesn't matter"): a
+	// correction of the agent's work, short of a new task.
+	Contrast = "contrast"
 	// Challenge: a question or hedge that challenges what the agent did
 	// ("are you sure?", "why is it in its own folder?", "wait, …"): a
 	// correction when the agent then acknowledges a mistake.
@@ -91,7 +95,8 @@ const (
 
 // Categories lists the categories in a stable order.
 func Categories() []string {
-	return []string{Correction, Stop, Revert, Scope, Reminder, Dissatisfied, Abuse, Instruction, Negation, Challenge, Report, Acceptance}
+	return []string{Correction, Stop, Revert, Scope, Reminder, Dissatisfied, Abuse, Instruction, Negation, Contrast, Challenge,
+		Report, Acceptance}
 }
 
 // Strong reports whether a category is a verdict on its own (the others
@@ -106,10 +111,10 @@ func Strong(category string) bool {
 }
 
 // Conditional reports whether a category is a verdict only in context
-// (negation, challenge, report, instruction).
+// (negation, contrast, challenge, report, instruction).
 func Conditional(category string) bool {
 	switch category {
-	case Instruction, Negation, Challenge, Report:
+	case Instruction, Negation, Contrast, Challenge, Report:
 		return true
 	}
 	return false

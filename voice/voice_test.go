@@ -41,7 +41,7 @@ func TestReadRealMessages(t *testing.T) {
 		{"claude 1284c080", "ah crap we still have merge issues? parent alex/ent-221-phase-aware-git-hooks", []string{Abuse}},
 		{"labelled skill-wrong-repo", "No, that's the wrong repo. I said the web repo, you are working in the api checkout.", []string{Correction, Scope, Reminder, Negation}},
 		{"labelled skill-correction", "That's not what I asked. I asked you to implement it, not to write a plan. You stopped at the plan again.",
-			[]string{Correction, Reminder, Negation}},
+			[]string{Correction, Reminder, Contrast}},
 
 		// Not a verdict on the agent by their words alone: the dialogue
 		// decides (a report, a challenge), or nothing at all.
@@ -120,7 +120,7 @@ func TestStrongAndFriction(t *testing.T) {
 		if Strong(c) != strong {
 			t.Errorf("Strong(%q) = %v", c, Strong(c))
 		}
-		if Conditional(c) != (c == Instruction || c == Negation || c == Challenge || c == Report) {
+		if Conditional(c) != (c == Instruction || c == Negation || c == Contrast || c == Challenge || c == Report) {
 			t.Errorf("Conditional(%q) wrong", c)
 		}
 	}
