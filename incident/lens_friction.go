@@ -150,8 +150,12 @@ func frictionSignals(acts []act, calls []tcall) []frictionAct {
 
 // longMessage is how many words make a typed message more likely a new
 // task than a reply: its conditional forms (a negation, a report) need
-// the agent's concession to count.
-const longMessage = 80
+// the agent's concession to count. A shortReply is a message short enough
+// to be only a reply to the agent's last turn.
+const (
+	longMessage = 80
+	shortReply  = 20
+)
 
 // frictionSignalsOf reads every act of a session for friction, in its
 // dialogue: the session's first prompt answers nothing (only swearing
@@ -279,6 +283,9 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 	}
 	if conditional && r.Has(voice.Contrast) {
 		add(cortex.SignalCorrection) // "…, not the file": whatever the agent asked
+	}
+	if r.Has(voice.Removal) && r.Words <= shortReply && (v.Worked || v.Done) && !v.Asked {
+		add(cortex.SignalCorrection) // "drop the em dashes" right after the agent wrote them
 	}
 	if answer && conditional && r.Has(voice.Report) && (v.Done || v.Worked) {
 		// "Can you try it now?" — "it still shows the old page": a report

@@ -181,6 +181,7 @@ var english = []rule{
 		`why not (?:just )?`, `simply (?:use|put|do|call|add|make|run|set)`,
 		`(?:are|is|were|was) (?:we|you|it|this|that) (?:in|on|using|looking at|editing) the (?:right|correct|wrong|same) \pL+`,
 		`how did (?:it|this|that|the \pL+|you|we)`, `i (?:also |actually |really )?thought (?:you|we|it|this|that|there|the \pL+)`,
+		`i(?:'m| am) (?:a bit |a little |really |quite )?(?:worried|concerned|afraid|not comfortable|uneasy|not convinced) (?:that|about|this|it|by)`,
 		`are you (?:sure|certain|confident|serious|kidding)`, `^i mean`, `did you (?:even |actually |really |not )?(?:\pL+)`, `why do you`,
 		`(?:why|how come) (?:is|are|does|do|did|would|was|were|isn't|aren't|doesn't|didn't|has|have|hasn't|haven't) (?:it|this|that|there|the|these|those|they|we|my|its|all|every)`,
 		`how (?:could|can|would|is|does|did) (?:it|this|that|there|the) (?:still|be|have|not|work|happen)`,
@@ -196,6 +197,7 @@ var english = []rule{
 		subjects+` (?:still |now |just |also )?(?:isn't|is not|wasn't|aren't|are not) (?:`+resultVerbs+`|\pL+ing)`,
 		subjects+` (?:is|are|was|were) (?:still |now |also )?(?:broken|missing|off|gone|blank|empty|frozen|stuck)`,
 		`(?:is|are|was|were) still`,
+		`but (?:it|this|that|the \pL+(?: \pL+)?) (?:says|shows|displays|prints|returns|gives|reads|lists)`,
 		`^(?:doesn't|does not|didn't|did not|won't|isn't|can't) (?:\pL+ )?(?:`+resultVerbs+`)`,
 		`(?:i|we) (?:can't|cannot|couldn't|don't|do not|didn't|did not) (?:see|find|get|open|hear|reach) (?:it|the|any|a|an|this|that|them|anything)`,
 		`(?:is|are|was|were) (?:empty|blank|missing|gone|stuck|frozen|hanging|not there|wrong|off|broken|failing|dead)`,
@@ -205,6 +207,11 @@ var english = []rule{
 		`traceback \(most recent call last\)`, `(?:error|exception|fatal|panic):`, `command not found`, `no such file or directory`,
 		`cannot find module`, `module not found`, `modulenotfounderror`, `is not defined`, `segmentation fault`, `npm err!`,
 		`exited with (?:exit )?code [1-9]`, `exit code [1-9]`, `failed to (?:compile|build|load|start|connect|fetch|parse)`,
+	)},
+	// Taking something out again.
+	{category: Removal, lang: "en", expr: b(
+		`(?:remove|delete|drop|strip|cut|take out|get rid of|lose) (?:that|this|those|these|it|them|the|all the|all of the|every|each|any)`,
+		`(?:can|could) (?:we|you) (?:remove|delete|drop|strip|cut|take out|get rid of) `,
 	)},
 	// Acceptances, thanks and go-aheads: not friction.
 	{category: Acceptance, lang: "en", opener: true, expr: compile(

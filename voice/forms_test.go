@@ -121,6 +121,11 @@ func TestFormClasses(t *testing.T) {
 			{text: "how did the tests pass with this?", want: []string{Challenge}},
 			{text: "I thought we agreed on tabs", want: []string{Correction}},
 		},
+		"taking out what the agent added (the dialogue decides)": {
+			{text: "remove that line", want: []string{Removal}},
+			{text: "can we drop the em dashes?", want: []string{Removal}},
+			{text: "get rid of the debug logging", want: []string{Removal}},
+		},
 		"instructions are no verdict alone": {
 			{text: "do not commit anything", want: []string{Instruction}, not: []string{Correction, Stop}},
 			{text: "don't touch the generated files", want: []string{Instruction}, not: []string{Correction}},
@@ -153,7 +158,8 @@ func TestFormLanguages(t *testing.T) {
 			{text: "停下，别再改了", want: []string{Stop}},
 			{text: "撤销刚才的修改", want: []string{Revert}},
 			{text: "我已经说过不要提交", want: []string{Reminder}},
-			{text: "可以直接放在注释里", want: []string{Challenge}},
+			{text: "可以直接放在注释里", want: []string{Challenge}, not: []string{Acceptance}},
+			{text: "把这段删掉", want: []string{Removal}},
 			{text: "好的，谢谢", want: []string{Acceptance}, not: []string{Negation, Correction}},
 			{text: "不过这个函数可以更短", not: []string{Negation}},
 		},
@@ -181,6 +187,7 @@ func TestFormLanguages(t *testing.T) {
 			{text: "그만해", want: []string{Stop}},
 			{text: "되돌려 주세요", want: []string{Revert}},
 			{text: "내가 명시한 부분만 바꿔", want: []string{Reminder}},
+			{text: "해당 부분은 제거해줘", want: []string{Removal}},
 			{text: "감사합니다", want: []string{Acceptance}, not: []string{Negation}},
 		},
 		"es": {

@@ -184,6 +184,16 @@ var other = []vocab{
 	{Stop, "ko", false, true, []string{`멈춰`, `그만`, `중지`, `하지 ?마`, `하지 ?말`, `필요 없`, `취소`}},
 	{Revert, "ko", false, true, []string{`되돌려`, `원래대로`, `원상복구`, `복구해`, `롤백`}},
 	{Reminder, "ko", false, true, []string{`말했잖아`, `말했지`, `몇 번`, `이미 말`, `내가 (?:말한|명시한|요청한|얘기한)`, `제가 (?:말씀드린|요청한|명시한)`}},
+	// Taking something out again.
+	{Removal, "zh", false, true, []string{`删掉`, `去掉`, `刪掉`, `拿掉`, `删除这`, `刪除這`, `删除那`}},
+	{Removal, "ja", false, true, []string{`削除して`, `消して`, `外して`, `取って`, `取り除いて`}},
+	{Removal, "ko", false, true, []string{`제거해`, `삭제해`, `지워`, `빼줘`, `빼 주`}},
+	{Removal, "es", false, false, []string{`quita (?:eso|esto|el|la|los|las)`, `elimina (?:eso|esto|el|la|los|las)`, `borra (?:eso|esto|el|la|los|las)`}},
+	{Removal, "pt", false, false, []string{`remova (?:isso|isto|o|a|os|as)`, `tira (?:isso|isto|o|a|os|as)`, `apaga (?:isso|isto|o|a|os|as)`}},
+	{Removal, "fr", false, false, []string{`enlève (?:ça|ca|le|la|les|ce|cette)`, `supprime (?:ça|ca|le|la|les|ce|cette)`, `retire (?:ça|ca|le|la|les|ce|cette)`}},
+	{Removal, "de", false, false, []string{`entferne (?:das|den|die|diese|diesen)`, `lösch (?:das|den|die|diese)`, `nimm (?:das|den|die) raus`}},
+	{Removal, "ru", false, false, []string{`удали (?:это|эт)`, `убери (?:это|эт)`}},
+	{Removal, "it", false, false, []string{`rimuovi (?:il|la|lo|i|gli|le|questo|quello)`, `togli (?:il|la|lo|i|gli|le|questo|quello)`}},
 	// Pointing to a simpler way ("just put it in …"): a challenge the
 	// dialogue decides.
 	{Challenge, "zh", false, true, []string{`直接(?:放|用|写|寫|改|加|删|刪)`, `就行`, `就可以`, `只要`, `只需`}},

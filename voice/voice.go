@@ -88,6 +88,10 @@ const (
 	// correction after the agent claimed the work done, or when it
 	// acknowledges a mistake.
 	Report = "report"
+	// Removal: the message asks to take something out ("remove that line",
+	// "drop the em dashes", "删掉"): in a short reply to the agent's work,
+	// what it added was not wanted.
+	Removal = "removal"
 	// Acceptance: the message opens by accepting or thanking ("ok", "looks
 	// good", "thanks", "好的") — no verdict against the agent.
 	Acceptance = "acceptance"
@@ -96,7 +100,7 @@ const (
 // Categories lists the categories in a stable order.
 func Categories() []string {
 	return []string{Correction, Stop, Revert, Scope, Reminder, Dissatisfied, Abuse, Instruction, Negation, Contrast, Challenge,
-		Report, Acceptance}
+		Report, Removal, Acceptance}
 }
 
 // Strong reports whether a category is a verdict on its own (the others
@@ -114,7 +118,7 @@ func Strong(category string) bool {
 // (negation, contrast, challenge, report, instruction).
 func Conditional(category string) bool {
 	switch category {
-	case Instruction, Negation, Contrast, Challenge, Report:
+	case Instruction, Negation, Contrast, Challenge, Report, Removal:
 		return true
 	}
 	return false

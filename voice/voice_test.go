@@ -120,7 +120,7 @@ func TestStrongAndFriction(t *testing.T) {
 		if Strong(c) != strong {
 			t.Errorf("Strong(%q) = %v", c, Strong(c))
 		}
-		if Conditional(c) != (c == Instruction || c == Negation || c == Contrast || c == Challenge || c == Report) {
+		if Conditional(c) != (c == Instruction || c == Negation || c == Contrast || c == Challenge || c == Report || c == Removal) {
 			t.Errorf("Conditional(%q) wrong", c)
 		}
 	}
