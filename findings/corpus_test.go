@@ -128,7 +128,7 @@ func TestCorpusSkillCorrection(t *testing.T) {
 	if !strings.HasPrefix(m.Hint, `Add a scope line to the "lavra:lavra-plan" skill: `) {
 		t.Fatalf("hint %q", m.Hint)
 	}
-	for _, p := range []string{"stopped at the plan", "that's not what i asked", "i asked you to implement"} {
+	for _, p := range []string{"not to write a plan", "that's not what i asked", "i asked you to implement"} {
 		if !containsQuoted(m.Why, p) {
 			t.Errorf("Why %q lacks %q", m.Why, p)
 		}

@@ -25,6 +25,10 @@ type hit struct {
 	// the evidence named for the hint.
 	cause string
 	vars  map[string]string
+	// textOnly is set while the only evidence is a phrase in a failed
+	// call's error text (no user words, no lens evidence, no signal).
+	textOnly bool
+	other    bool
 }
 
 func newHit() *hit {
@@ -143,6 +147,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 				continue
 			}
 			h := get(ru.category)
+			h.other = true
 			h.rows[row.ID] = true
 			h.logIDs[row.ID] = true
 			for _, l := range labels {
@@ -168,6 +173,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 				continue
 			}
 			h := get(ru.category)
+			h.textOnly = true
 			h.events[tf.EventID] = true
 			for _, id := range []*int64{tf.ResultLogID, tf.CallLogID} {
 				if id != nil {
@@ -234,6 +240,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 			continue
 		}
 		h := get(e.category)
+		h.other = true
 		for _, id := range e.rows {
 			h.rows[id], h.logIDs[id] = true, true
 		}
@@ -265,6 +272,7 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 				continue // a finding must cite evidence
 			}
 			h := get(ru.category)
+			h.other = true
 			h.signals[sig] = true
 			for _, id := range ids {
 				h.logIDs[id] = true
@@ -294,6 +302,13 @@ func (r *Rules) Derive(b *cortex.Bundle) cortex.Findings {
 		}
 		if r.quotes != nil {
 			f.SkillQuotes = r.quotes(b, f.Category, h.vars)
+		}
+		if h.textOnly && !h.other && !stepInSkill(b, h.vars) {
+			// Only an error string matched: name it as such, one level less
+			// sure (a lock-ref error that says "permission denied" is not a
+			// permission problem of the skill's making).
+			f.Confidence = lower(f.Confidence)
+			f.Why += "; only the failed call's error text matched — neither the skill's text nor the user's words name this step"
 		}
 		if f.Confidence != ConfidenceLow {
 			allLow = false
@@ -363,6 +378,39 @@ func mcpCallErrors(b *cortex.Bundle) []*cortex.ToolEventRow {
 		out = append(out, ev)
 	}
 	return out
+}
+
+// lower is a confidence one level down.
+func lower(c string) string {
+	if c == ConfidenceHigh {
+		return ConfidenceMedium
+	}
+	return ConfidenceLow
+}
+
+// stepInSkill reports whether the skill document (or its command's
+// output) the run loaded names the failing step: its command, else its
+// program — then the failure is of the skill's making.
+func stepInSkill(b *cortex.Bundle, vars map[string]string) bool {
+	var texts []string
+	if b.Skill != nil {
+		texts = append(texts, strings.ToLower(b.Skill.Text))
+	}
+	for _, o := range b.SkillOutputs {
+		texts = append(texts, strings.ToLower(o.Message))
+	}
+	for _, k := range []string{"command", "program"} {
+		v := strings.ToLower(strings.TrimSpace(vars[k]))
+		if len(v) < 3 {
+			continue
+		}
+		for _, t := range texts {
+			if strings.Contains(t, v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // confidence maps a count of distinct evidence to a level.

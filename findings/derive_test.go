@@ -71,9 +71,20 @@ func TestToolFailuresCiteEventsAndLogs(t *testing.T) {
 	f := Skill().Derive(b)
 	checkInvariants(t, Skill(), b, f)
 	m := mode(f, catSkillPermission)
-	if m == nil || !slices.Equal(m.MCPEventIDs, []int64{77, 78}) || !slices.Equal(m.EvidenceIDs, []int64{11, 12}) || m.Confidence != ConfidenceMedium {
+	// Two failures (medium), but only their error texts matched: one level
+	// less sure, and the finding says so.
+	if m == nil || !slices.Equal(m.MCPEventIDs, []int64{77, 78}) || !slices.Equal(m.EvidenceIDs, []int64{11, 12}) ||
+		m.Confidence != ConfidenceLow || !strings.Contains(m.Why, "only the failed call's error text matched") {
 		t.Fatalf("got %+v", m)
 	}
+	// When the skill's text names the failing step, the failure is of its
+	// making: as sure as the evidence.
+	b.Skill = &cortex.SkillDoc{Text: "Run `sudo make install` to install."}
+	b.NearbyToolFailures[1].Operation, b.NearbyToolFailures[2].Operation = "sudo make", "sudo make"
+	if m := mode(Skill().Derive(b), catSkillPermission); m == nil || m.Confidence != ConfidenceMedium || strings.Contains(m.Why, "only the") {
+		t.Fatalf("step in the skill's text: got %+v", m)
+	}
+	b.Skill = nil
 
 	// The same failure seen as its result row and as an event counts once.
 	b = skillBundle(row(12, cortex.RoleToolResult, "Permission denied"))
@@ -247,7 +258,7 @@ func TestForLens(t *testing.T) {
 // (and those the lens derives from its own collections) has a rule;
 // phrases are non-empty.
 func TestRuleTables(t *testing.T) {
-	fromEvidence := map[string]bool{catWrongTrigger: true}
+	fromEvidence := map[string]bool{catWrongTrigger: true, catRetry: true}
 	for _, rs := range []*Rules{Abuse(), Skill()} {
 		used := map[string]bool{}
 		for _, ru := range rs.rules {

@@ -34,6 +34,7 @@ const (
 	catPrerequisite    = "missing_prerequisite_check"
 	catSource          = "wrong_source_of_truth"
 	catLoop            = "overly_broad_research_loop"
+	catRetry           = "retry_loop"
 	catToolPolicy      = "tool_policy_mismatch"
 	catVerification    = "missing_verification_step"
 	catTrigger         = "ambiguous_skill_trigger"
@@ -110,7 +111,8 @@ func skillTable() ([]category, []rule) {
 		{catScope, "Add a scope line to {subject}: say what it covers and what it must not do (for example: `plans only; when the user asks to implement, implement` or `changes only the files the procedure names`), and tell the agent to do only what the user asked."},
 		{catPrerequisite, "Add a prerequisites step to {subject}: before acting, check permissions and credentials, required tools and that the working directory is the right git repository; stop and report a missing one instead of retrying or working around it."},
 		{catSource, "Name the canonical source of truth in {subject} (repository, branch, directory, live system versus cache) and require the agent to confirm it (for example with pwd and git remote -v) before changing anything."},
-		{catLoop, "Add an anti-loop rule to {subject}: the agent retried {command} after it kept failing. After two failed attempts at the same step, stop, summarize the error and switch strategy or ask the user; where the skill knows the step's usual failure, say what to do about it."},
+		{catRetry, "Add an anti-loop rule to {subject}: the agent ran {command} again and again while it kept failing the same way. After two failed attempts at the same step, stop, summarize the error and switch strategy or ask the user; where the skill knows the step's usual failure, say what to do about it."},
+		{catLoop, "Bound the research of {subject}: the user said the agent went round in circles. Say how much to look before acting (the files or sources to read first), when to stop searching, and to ask the user when the first look finds nothing."},
 		{catToolPolicy, "Add an explicit tool-policy line near the top of {subject}: name the required tool, script or transport and forbid substitutes (for example: deploy only with the deploy script, never edit config by hand)."},
 		{catVerification, "Add a verification checklist item to {subject}: run the tests or check the live repo/runtime state and quote that evidence before claiming success."},
 		{catTrigger, "Narrow the trigger description of {subject}: list the requests it is for and add a trigger-boundary note naming requests it must not handle."},
@@ -211,25 +213,24 @@ func skillTable() ([]category, []rule) {
 
 		// The older user-voiced modes.
 		user(catScope, "out of scope", "not what this skill is for", "that's not what i asked",
-			"that is not what i asked", "not what i asked for", "stopped at the plan", "stopped at plan",
-			"i asked you to implement", "not to write a plan", "i didn't ask for a plan", "i did not ask for a plan"),
-		user(catPrerequisite, "should have created a bead", "should have created an issue",
-			"should have checked first", "without checking first", "you didn't check whether",
-			"you did not check whether",
+			"that is not what i asked", "not what i asked for", "i asked you to implement", "asked you to implement",
+			"not to write a plan", "i didn't ask for a plan", "i did not ask for a plan", "only a plan", "just a plan",
+			"instead of implementing", "you only planned"),
+		user(catPrerequisite, "should have checked first", "without checking first", "you didn't check whether",
+			"you did not check whether", "you didn't check if", "you did not check if",
 			// A state the user meets again is a verdict; naming one ("there's
 			// a merge conflict", as a task) is not.
-			"still have merge issues", "still has merge issues", "still have merge conflicts",
-			"still has merge conflicts", "still have conflicts", "still has conflicts",
+			"still have merge conflicts", "still has merge conflicts", "still have conflicts", "still has conflicts",
 			"you left uncommitted changes", "you didn't check for conflicts", "you did not check for conflicts"),
-		user(catSource, "wrong source of truth", "wrong source", "stale data", "memory-vs-live",
-			"memory vs live", "not the live", "outdated data", "cached data"),
+		user(catSource, "wrong source of truth", "wrong source", "stale data", "outdated data", "cached data",
+			"out of date data", "old data", "the old version"),
 		user(catSource, "wrong repo", "wrong repository", "wrong branch", "wrong directory",
 			"wrong folder", "wrong checkout", "wrong worktree", "wrong file", "wrong environment",
 			"wrong database", "wrong place"),
 		user(catLoop, "going in circles", "going round in circles", "going around in circles",
 			"we wasted", "you wasted", "wasting time", "stop searching", "stop researching",
 			"enough research", "rabbit hole"),
-		user(catToolPolicy, "wrong transport", "wrong source for this call", "instead of using",
+		user(catToolPolicy, "instead of using",
 			"the skill says", "the skill said", "the skill tells you", "the skill told you",
 			"you were supposed to use", "you should have used", "wrong tool"),
 		user(catVerification, "without any verification", "without verification", "claimed success without",
@@ -336,7 +337,7 @@ func skillEvidence(b *cortex.Bundle) []lensHit {
 		if len(fs) < retries {
 			continue
 		}
-		h := lensHit{category: catLoop, labels: []string{fmt.Sprintf("%d failed attempts at %s", len(fs), safeValue(op))},
+		h := lensHit{category: catRetry, labels: []string{fmt.Sprintf("%d failed attempts at %s", len(fs), safeValue(op))},
 			vars: map[string]string{"command": op}, cause: fs[len(fs)-1].Line}
 		for _, f := range fs {
 			h.events = append(h.events, f.EventID)

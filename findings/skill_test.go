@@ -14,7 +14,7 @@ func TestSkillCategoryOrder(t *testing.T) {
 		"missing_authentication", "missing_repository_setup", "command_not_found", "shell_portability",
 		"missing_dependency", "tool_rejects_documented_value", "timeout_or_rate_limit", "permission_denied",
 		"http_error_from_script", "stale_file_state", "skill_scope_mismatch", "missing_prerequisite_check",
-		"wrong_source_of_truth", "overly_broad_research_loop", "tool_policy_mismatch", "missing_verification_step",
+		"wrong_source_of_truth", "retry_loop", "overly_broad_research_loop", "tool_policy_mismatch", "missing_verification_step",
 		"ambiguous_skill_trigger", "stale_or_conflicting_skill_instruction", "assistant_overexplained_simple_answer",
 		"unknown"}
 	if got := Skill().Categories(); !slices.Equal(got, want) {
@@ -28,7 +28,7 @@ func TestSkillPositives(t *testing.T) {
 		row  cortex.EvidenceRow
 		want string
 	}{
-		{catScope, row(1, cortex.RoleUser, "You stopped at the plan again."), "stopped at the plan"},
+		{catScope, row(1, cortex.RoleUser, "You only planned it again."), "you only planned"},
 		{catScope, row(1, cortex.RoleUser, "I asked you to implement it."), "i asked you to implement"},
 		{catScope, row(1, cortex.RoleUser, "That’s not what I asked."), "that's not what i asked"},
 		{catOverreach, row(1, cortex.RoleUser, "You didn't need to touch the config."), "didn't need to touch"},
@@ -48,7 +48,7 @@ func TestSkillPositives(t *testing.T) {
 		{catHTTP, row(1, cortex.RoleToolResult, "gh: Parent comment not found (HTTP 404)"), "http 404"},
 		{catStaleFile, row(1, cortex.RoleToolResult, "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"), "file has not been read yet"},
 		{catRepoSetup, row(1, cortex.RoleToolResult, "fatal: not a git repository (or any of the parent directories): .git"), "not a git repository"},
-		{catPrerequisite, row(1, cortex.RoleUser, "You should have created an issue first."), "should have created an issue"},
+		{catPrerequisite, row(1, cortex.RoleUser, "You should have checked first."), "should have checked first"},
 		{catSource, row(1, cortex.RoleUser, "No, that's the wrong repo."), "wrong repo"},
 		{catSource, row(1, cortex.RoleUser, "you're on the wrong branch"), "wrong branch"},
 		{catSource, row(1, cortex.RoleUser, "That is stale data, check the live system."), "stale data"},
@@ -171,7 +171,7 @@ func TestSkillHintNamesTheSkill(t *testing.T) {
 		{"evil\x1b[31m\"; rm -rf /", "", `Add a scope line to the "evil[31m\"; rm -rf /" skill: `},
 	}
 	for _, c := range cases {
-		b := skillBundle(row(1, cortex.RoleUser, "you stopped at the plan, secret-token-123"))
+		b := skillBundle(row(1, cortex.RoleUser, "i asked you to implement it, secret-token-123"))
 		b.Incident.SkillName, b.Incident.SkillPlugin = c.name, c.plugin
 		f := Skill().Derive(b)
 		m := mode(f, catScope)
@@ -217,7 +217,7 @@ func TestSkillRetryLoop(t *testing.T) {
 	}
 	f := Skill().Derive(b)
 	checkInvariants(t, Skill(), b, f)
-	m := mode(f, catLoop)
+	m := mode(f, catRetry)
 	if m == nil || !slices.Equal(m.MCPEventIDs, []int64{1, 2, 4}) || !slices.Equal(m.EvidenceIDs, []int64{11, 13, 17}) {
 		t.Fatalf("got %+v", f.FailureModes)
 	}
