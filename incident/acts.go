@@ -65,6 +65,9 @@ func toActs(rows []store.UserAct) []act {
 		if r.Source != "" && r.Source != "typed" && r.Source != "queued" {
 			continue // a prompt the agent marks as not typed by the human
 		}
+		if a.Kind == cortex.UserPrompt && harnessNotice(a.Text) {
+			continue // a background task's or teammate's message a store made before stored as a prompt
+		}
 		if a.Kind == cortex.UserClarify || a.Kind == cortex.UserShell {
 			out = append(out, a)
 			continue
@@ -81,6 +84,14 @@ func toActs(rows []store.UserAct) []act {
 		out = append(out, a)
 	}
 	return dropRepeatedQueued(out, rows)
+}
+
+// harnessNotice reports whether a prompt's text is a message of the
+// harness (a background task's completion, a teammate agent's message),
+// which stores made before this version kept as typed prompts.
+func harnessNotice(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "<task-notification>") || strings.HasPrefix(t, "<teammate-message")
 }
 
 // queuedRepeat bounds how long after a queued prompt its delivery (the

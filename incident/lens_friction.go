@@ -145,7 +145,7 @@ type frictionAct struct {
 // frictionSignals reads every act of a session for friction, in context
 // (see frictionSignalsOf), without the agent's words.
 func frictionSignals(acts []act, calls []tcall) []frictionAct {
-	return frictionSignalsOf(acts, calls, markReasks(acts), nil)
+	return frictionSignalsOf(acts, calls, markReasks(acts), &dialogue{calls: calls})
 }
 
 // longMessage is how many words make a typed message more likely a new
@@ -247,7 +247,7 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 		}
 		return sig
 	}
-	reason := followsStop(acts, i)
+	reason := followsStop(acts, i) && !afterChangeOfMind(acts, i, d)
 	conceded := v.Admitted || v.Agreed
 	// Words that answer the agent's question are an answer, unless they
 	// say the agent got something wrong or the agent concedes it did.
@@ -300,11 +300,33 @@ func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 			add(cortex.SignalCorrection)
 		}
 	}
-	if reason && r.Says() && !r.Has(voice.Acceptance) && !resentAfterStop(acts, i) {
-		add(cortex.SignalCorrection) // the reason for a stop
+	if reason && !onlyAcceptance(r) && !resentAfterStop(acts, i) {
+		add(cortex.SignalCorrection) // the reason for a stop: "do a normal push"
 	}
 	return sig
 }
+
+// afterChangeOfMind reports whether the stop before acts[i] was an
+// interrupt right after the user's own prompt (see earlyStop): the words
+// after it are the prompt sent again, not a reason.
+func afterChangeOfMind(acts []act, i int, d *dialogue) bool {
+	if d == nil {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		if acts[j].Kind == cortex.UserInterrupt {
+			return earlyStop(acts, j, d.calls)
+		}
+		if acts[j].typed() || acts[j].Kind == cortex.UserRejection {
+			return false
+		}
+	}
+	return false
+}
+
+// onlyAcceptance reports whether a reading says nothing but go on ("ok",
+// "continue"): words after a stop that do not redirect the agent.
+func onlyAcceptance(r voice.Reading) bool { return r.Has(voice.Acceptance) && !r.Says() }
 
 // resentAfterStop reports whether the typed act acts[i] sends again the
 // prompt that the interrupt before it cut short (see resent).
@@ -357,8 +379,8 @@ func stopCounts(acts []act, i int, calls []tcall, d *dialogue) bool {
 		if resent(acts, i, j) {
 			continue // the prompt sent again, with more in it: a detail added
 		}
-		if r.Says() && !r.Has(voice.Acceptance) {
-			return true
+		if !onlyAcceptance(r) {
+			return true // words after the stop: its reason, a redirection
 		}
 		if v := d.around(acts, j); v.Admitted || v.Agreed {
 			return true

@@ -33,7 +33,7 @@ func TestReadRealMessages(t *testing.T) {
 		{"gemini 2ccb51c5", `no it has not, it says "[Touch".  please fix syntax`, []string{Correction, Negation}},
 		{"gemini 320099a3", `no, set the working dir to \M-Gemini`, []string{Correction, Negation}},
 		{"gemini e71a8f00", "no, i dont see it running", []string{Correction, Negation, Report}},
-		{"gemini 320099a3", "fix your startmenu shortcut, the term windows opens then closes quickly.", []string{Correction}},
+		{"gemini 320099a3", "fix your startmenu shortcut, the term windows opens then closes quickly.", []string{Correction, Report}},
 		{"claude d43002f0", "uh its a little too complicated", []string{Dissatisfied, Challenge}},
 		{"claude d43002f0", "meh ..it just feels like too much..lets take a step back", []string{Dissatisfied}},
 		{"claude 233712ad", "ew i hate all of those. it shouldnt sound so AI generated.", []string{Dissatisfied}},
