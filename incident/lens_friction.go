@@ -228,7 +228,7 @@ func frictionSignalsOf(acts []act, calls []tcall, reasks map[int]bool, d *dialog
 // the act could carry in some context.
 func typedSignals(acts []act, i int, reask, known bool, d *dialogue) []string {
 	a := acts[i]
-	r := a.Reading
+	r := a.Reading.Leading() // what a long message says past its lead is read only when the agent concedes
 	var sig []string
 	add := func(s string) {
 		if !slices.Contains(sig, s) {

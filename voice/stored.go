@@ -3,12 +3,13 @@ package voice
 import (
 	"encoding/json"
 	"hash/fnv"
+	"strconv"
 	"strings"
 )
 
 // logicVersion is bumped when how the rules are applied changes (the
 // patterns themselves are hashed into Version).
-const logicVersion = 3
+const logicVersion = 4
 
 // Version identifies the rules a stored reading was made with: the
 // patterns of every category, the acceptance and mention patterns, the
@@ -24,7 +25,8 @@ var Version = func() int {
 		h.Write([]byte(r.category + opener + r.expr.String() + "\x00"))
 	}
 	for _, re := range []string{acceptance.String(), mentionBefore.String(), mentionAfter.String(), aimed.String(),
-		sentenceEnd.String(), askingWord.String(), strings.Join(DefaultAbuseTerms, ","), strings.Join(notNegations, ",")} {
+		sentenceEnd.String(), askingWord.String(), strings.Join(DefaultAbuseTerms, ","), strings.Join(notNegations, ","),
+		strconv.Itoa(leadWords)} {
 		h.Write([]byte(re + "\x00"))
 	}
 	h.Write([]byte{logicVersion})

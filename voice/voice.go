@@ -138,7 +138,16 @@ type Reading struct {
 	// Words counts the message's words (CJK characters count one each):
 	// a long message is more often a new task than a reply.
 	Words int `json:"words,omitempty"`
+	// Lead are the categories found in the message's lead — the
+	// sentences that start within its first leadWords words — when it
+	// is longer than that: what the user says of the agent's work comes
+	// first; words deep in a long message are more often a task or a
+	// pasted document.
+	Lead []string `json:"lead,omitempty"`
 }
+
+// leadWords bounds the lead of a message (see Reading.Lead).
+const leadWords = 40
 
 // Asks reports whether a message ends with a question (its last sentence
 // ends with a question mark, code and quotations aside).
@@ -154,6 +163,23 @@ func Asks(text string) bool {
 
 // Has reports whether the reading carries category c.
 func (r Reading) Has(c string) bool { return slices.Contains(r.Categories, c) }
+
+// Leading is the reading as its lead says it: a message of at most
+// leadWords words whole, a longer one only the categories of its lead
+// (abuse and acceptance, read anywhere, kept).
+func (r Reading) Leading() Reading {
+	if r.Words <= leadWords {
+		return r
+	}
+	out := r
+	out.Categories = slices.Clone(r.Lead)
+	for _, c := range []string{Abuse, Acceptance} {
+		if r.Has(c) && !slices.Contains(out.Categories, c) {
+			out.Categories = append(out.Categories, c)
+		}
+	}
+	return out
+}
 
 // Friction reports whether the reading carries a strong category.
 func (r Reading) Friction() bool {
@@ -340,6 +366,13 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 		accepted = acceptance.re.MatchString(norm)
 	}
 	sentences, questions := splitSentences(norm)
+	// Sentences starting within the first leadWords words are the lead.
+	lead, seen := make([]bool, len(sentences)), 0
+	for i, s := range sentences {
+		lead[i] = seen < leadWords
+		seen += countWords(s)
+	}
+	long := r.Words > leadWords
 	var masks []uint64
 	if prefilter {
 		var buf [32]uint64
@@ -371,6 +404,9 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 				category = Challenge
 			}
 			add(category, p)
+			if long && lead[i] && !slices.Contains(r.Lead, category) {
+				r.Lead = append(r.Lead, category)
+			}
 		})
 	}
 	if accepted {
@@ -390,7 +426,9 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 		r.Intensity = intensity(norm, r.Terms)
 	}
 	order := Categories()
-	slices.SortFunc(r.Categories, func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) })
+	byOrder := func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) }
+	slices.SortFunc(r.Categories, byOrder)
+	slices.SortFunc(r.Lead, byOrder)
 	return r
 }
 
