@@ -99,8 +99,12 @@ func TestSkillLifecycleRealCorpus(t *testing.T) {
 		t.Fatal(err, one)
 	}
 	ue := one.Skills[0]
-	if ue.Runs != 5 || ue.Incidents != 3 || ue.Provisional || len(ue.Versions) != 1 || ue.Versions[0].Runs != 5 ||
-		len(ue.TopFindings) == 0 || ue.FindingsFrom != 3 || len(ue.Weekly) < 2 || ue.Grade != lifecycle.Grade(ue.Score) {
+	// None of its five runs failed: a login `entire dispatch` lacked was
+	// worked around, the in-app browser's failures are that skill's
+	// tool's, and a rewrite the user undid was the agent's own reading of
+	// the request (labelled so in testdata/corpus/labels-real.jsonl).
+	if ue.Runs != 5 || ue.Incidents != 0 || ue.Provisional || len(ue.Versions) != 1 || ue.Versions[0].Runs != 5 ||
+		len(ue.TopFindings) != 0 || ue.FindingsFrom != 0 || len(ue.Weekly) < 2 || ue.Grade != lifecycle.Grade(ue.Score) {
 		t.Errorf("using-entire health = %+v", ue)
 	}
 }
@@ -119,21 +123,23 @@ func (f *fakeLLM) Run(_ context.Context, prompt string, _ io.Writer) (string, er
 	return f.answer, nil
 }
 
-// TestSkillProposeAndEvalsRealCorpus proposes edits to the real
-// using-entire SKILL.md (installed in a temporary home the way Codex
-// keeps it) and writes evals for the skill.
+// TestSkillProposeAndEvalsRealCorpus proposes edits to the real verify
+// SKILL.md (Claude Code's bundled skill, installed in a temporary home the
+// way Claude Code keeps a user's skill) and writes evals for the skill.
+// Its 2.1.170 run went wrong: it ran the browser tests the user then said
+// they would run themselves ("no need to run tests … I'll run them").
 func TestSkillProposeAndEvalsRealCorpus(t *testing.T) {
 	db, _ := teststore.Indexed(t, testcorpus.Real(t))
 	s := New(db)
 	s.Home = t.TempDir()
 	ctx := context.Background()
 	cli := Caller{Surface: cortex.SurfaceCLI}
-	orig, err := os.ReadFile("../lifecycle/testdata/using-entire/SKILL.md")
+	orig, err := os.ReadFile("../lifecycle/testdata/verify/SKILL.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(s.Home, ".codex", "skills", "using-entire", "SKILL.md")
-	if _, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "using-entire"}); cortex.ErrorCode(err) != cortex.CodeNotFound ||
+	file := filepath.Join(s.Home, ".claude", "skills", "verify", "SKILL.md")
+	if _, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "verify"}); cortex.ErrorCode(err) != cortex.CodeNotFound ||
 		!strings.Contains(err.Error(), "--file") {
 		t.Errorf("no SKILL.md anywhere: %v", err)
 	}
@@ -143,23 +149,39 @@ func TestSkillProposeAndEvalsRealCorpus(t *testing.T) {
 	if err := os.WriteFile(file, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "using-entire"})
+	p, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "verify"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.File != file || p.Source != "deterministic" || p.Incidents != 3 || len(p.Hunks) == 0 ||
-		!strings.Contains(p.Diff, "missing_authentication (skill-inc-") || !strings.Contains(p.Diff, "`entire dispatch`") {
+	if p.File != file || p.Source != "deterministic" || p.Incidents != 1 || len(p.Hunks) == 0 ||
+		!strings.Contains(p.Diff, "skill_did_more_than_asked (skill-inc-") || !strings.Contains(p.Diff, "Ask before optional extra steps") {
 		t.Fatalf("proposal: %+v\n%s", p.Tried, p.Diff)
 	}
-	// The in-app browser's failures were charged to using-entire too (both
-	// ran in that turn); the skill does not drive that tool, so no edit.
-	if strings.Contains(p.Diff, "networkidle") || strings.Contains(p.Diff, "mcp__node_repl__js") {
-		t.Errorf("an edit about another skill's tool:\n%s", p.Diff)
+	// The failing browser script is not in the skill's text: no edit is
+	// about it.
+	if strings.Contains(p.Diff, "l2-verify") || strings.Contains(p.Diff, "ERR_MODULE_NOT_FOUND") {
+		t.Errorf("an edit about a step the skill does not name:\n%s", p.Diff)
+	}
+	// using-entire's one failure was a login its run worked around
+	// (labelled so in testdata/corpus/labels-real.jsonl): nothing to change.
+	ue := filepath.Join(s.Home, ".codex", "skills", "using-entire", "SKILL.md")
+	ueText, err := os.ReadFile("../lifecycle/testdata/using-entire/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(ue), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ue, ueText, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if np, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "using-entire"}); err != nil || np.Diff != "" || np.Incidents != 0 {
+		t.Errorf("using-entire: %v %+v", err, np)
 	}
 
 	// Remote callers cannot write, ask the LLM or read other files.
-	for _, rp := range []SkillProposeParams{{Skill: "using-entire", Write: true}, {Skill: "using-entire", LLM: true},
-		{Skill: "using-entire", File: "/etc/passwd"}} {
+	for _, rp := range []SkillProposeParams{{Skill: "verify", Write: true}, {Skill: "verify", LLM: true},
+		{Skill: "verify", File: "/etc/passwd"}} {
 		if _, err := s.SkillPropose(ctx, Caller{Surface: cortex.SurfaceMCP}, rp); cortex.ErrorCode(err) != cortex.CodeInvalid {
 			t.Errorf("remote %+v: %v", rp, err)
 		}
@@ -171,16 +193,16 @@ func TestSkillProposeAndEvalsRealCorpus(t *testing.T) {
 	if err := s.EnableLLM(ctx, llm.DefaultConfig(), func(string) (llm.Provider, error) { return fake, nil }); err != nil {
 		t.Fatal(err)
 	}
-	lp, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "using-entire", LLM: true})
+	lp, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "verify", LLM: true})
 	if err != nil || lp.LLM == nil || !lp.LLM.Accepted || lp.Source != "llm" || lp.New != p.New {
 		t.Fatalf("llm proposal: %v %+v", err, lp.LLM)
 	}
 	if len(fake.prompts) != 1 || !strings.Contains(fake.prompts[0], `<untrusted-evidence source="cortex skill_propose json"`) ||
-		!strings.Contains(fake.prompts[0], "entire dispatch") {
+		!strings.Contains(fake.prompts[0], "I'll run them") {
 		t.Errorf("prompt: %.400s", fake.prompts[0])
 	}
-	fake.answer = udiff.Unified("a/SKILL.md", "b/SKILL.md", string(orig), "# Using Entire\n\nRewritten.\n")
-	rj, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "using-entire", LLM: true})
+	fake.answer = udiff.Unified("a/SKILL.md", "b/SKILL.md", string(orig), "# Verify\n\nRewritten.\n")
+	rj, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "verify", LLM: true})
 	if err != nil || rj.LLM.Accepted || rj.LLM.Rejected == "" || rj.Source != "deterministic" || rj.Diff != p.Diff {
 		t.Errorf("rejected llm proposal: %v %+v", err, rj.LLM)
 	}
@@ -190,14 +212,14 @@ func TestSkillProposeAndEvalsRealCorpus(t *testing.T) {
 	}
 
 	// --write changes the file; the next proposal has nothing to add.
-	w, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "using-entire", Write: true})
+	w, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "verify", Write: true})
 	if err != nil || !w.Written {
 		t.Fatal(err, w.Written)
 	}
 	if got, _ := os.ReadFile(file); string(got) != p.New {
 		t.Error("the written file is not the proposal")
 	}
-	again, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "using-entire"})
+	again, err := s.SkillPropose(ctx, cli, SkillProposeParams{Skill: "verify"})
 	if err != nil || again.Diff != "" {
 		t.Errorf("after writing: %v\n%s", err, again.Diff)
 	}
@@ -207,11 +229,11 @@ func TestSkillProposeAndEvalsRealCorpus(t *testing.T) {
 
 	// Evals: skill-creator's format, with where each came from.
 	out := t.TempDir()
-	ev, err := s.SkillEvals(ctx, cli, SkillEvalsParams{Skill: "using-entire", Out: out})
+	ev, err := s.SkillEvals(ctx, cli, SkillEvalsParams{Skill: "verify", Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ev.EvalSet.Evals) != 2 || ev.EvalSet.SkillName != "using-entire" || len(ev.Written) != 3 || len(ev.TriggerEvals) == 0 {
+	if len(ev.EvalSet.Evals) != 1 || ev.EvalSet.SkillName != "verify" || len(ev.Written) != 3 || len(ev.TriggerEvals) == 0 {
 		t.Fatalf("evals: %+v", ev)
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "evals", "evals.json"))
@@ -237,16 +259,16 @@ func TestSkillProposeAndEvalsRealCorpus(t *testing.T) {
 	if err := rs.Validate(inst); err != nil {
 		t.Errorf("evals.json does not validate: %v", err)
 	}
-	auth := false
+	asks := false
 	for _, e := range ev.EvalSet.Evals {
 		for _, x := range e.Expectations {
-			auth = auth || strings.Contains(x, "`entire` is logged in before running `entire dispatch`")
+			asks = asks || strings.Contains(x, "asks before optional extra steps")
 		}
 	}
-	if !auth {
-		t.Errorf("no eval expects the login check: %+v", ev.EvalSet.Evals)
+	if !asks {
+		t.Errorf("no eval expects asking before optional steps: %+v", ev.EvalSet.Evals)
 	}
-	if _, err := s.SkillEvals(ctx, Caller{Surface: cortex.SurfaceREST}, SkillEvalsParams{Skill: "using-entire", Out: out}); cortex.ErrorCode(err) != cortex.CodeInvalid {
+	if _, err := s.SkillEvals(ctx, Caller{Surface: cortex.SurfaceREST}, SkillEvalsParams{Skill: "verify", Out: out}); cortex.ErrorCode(err) != cortex.CodeInvalid {
 		t.Errorf("remote out: %v", err)
 	}
 }

@@ -43,12 +43,14 @@ func TestSkillLifecycleEndToEnd(t *testing.T) {
 		t.Errorf("unknown skill: exit %d %s", code, errOut)
 	}
 
-	// The skill's SKILL.md where Codex keeps it in this HOME.
-	orig, err := os.ReadFile("../lifecycle/testdata/using-entire/SKILL.md")
+	// The verify skill's SKILL.md where Claude Code keeps a user's skill
+	// in this HOME (its 2.1.170 run ran the browser tests the user said
+	// they would run themselves).
+	orig, err := os.ReadFile("../lifecycle/testdata/verify/SKILL.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(e.home, ".codex", "skills", "using-entire")
+	dir := filepath.Join(e.home, ".claude", "skills", "verify")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +58,9 @@ func TestSkillLifecycleEndToEnd(t *testing.T) {
 	if err := os.WriteFile(file, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	patchText, errOut, code := e.run("--db", db, "ai", "skill-propose", "using-entire")
-	if code != 0 || !strings.Contains(patchText, "# cortex ai skill-propose using-entire: "+file) ||
-		!strings.Contains(patchText, "@@ -57,6 +57,8 @@ missing_authentication (skill-inc-") {
+	patchText, errOut, code := e.run("--db", db, "ai", "skill-propose", "verify")
+	if code != 0 || !strings.Contains(patchText, "# cortex ai skill-propose verify: "+file) ||
+		!strings.Contains(patchText, "skill_did_more_than_asked (skill-inc-") {
 		t.Fatalf("skill-propose: %s\n%s", errOut, patchText)
 	}
 	if _, err := exec.LookPath("patch"); err == nil {
@@ -68,8 +70,8 @@ func TestSkillLifecycleEndToEnd(t *testing.T) {
 			t.Errorf("patch -p1: %v\n%s", err, b)
 		}
 	}
-	prompt, _, code := e.run("--db", db, "ai", "skill-propose", "using-entire", "--print-prompt")
-	if code != 0 || !strings.Contains(prompt, "<untrusted-evidence") || !strings.Contains(prompt, "name: using-entire") {
+	prompt, _, code := e.run("--db", db, "ai", "skill-propose", "verify", "--print-prompt")
+	if code != 0 || !strings.Contains(prompt, "<untrusted-evidence") || !strings.Contains(prompt, "Verification is runtime observation") {
 		t.Errorf("--print-prompt:\n%.300s", prompt)
 	}
 
@@ -88,12 +90,12 @@ func TestSkillLifecycleEndToEnd(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[llm.actions.skill_propose]\nprovider = \"claude\"\n\n[llm.claude]\nprogram = \""+fake+"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code = e.run("--config", cfg, "--db", db, "ai", "skill-propose", "using-entire", "--llm", "--write")
+	out, errOut, code = e.run("--config", cfg, "--db", db, "ai", "skill-propose", "verify", "--llm", "--write")
 	if code != 0 || !strings.Contains(out, "# LLM proposal accepted") || !strings.Contains(errOut, "wrote "+file) {
 		t.Fatalf("--llm --write: exit %d\n%s%s", code, out, errOut)
 	}
 	got, _ := os.ReadFile(file)
-	if !strings.Contains(string(got), "check that `entire` is logged in") || len(got) <= len(orig) {
+	if !strings.Contains(string(got), "Ask before optional extra steps") || len(got) <= len(orig) {
 		t.Errorf("the file was not written:\n%s", got)
 	}
 	var audit struct {
@@ -108,7 +110,7 @@ func TestSkillLifecycleEndToEnd(t *testing.T) {
 		t.Errorf("audit: %+v", audit.Invocations)
 	}
 
-	out, _, code = e.run("--db", db, "ai", "skill-evals", "using-entire", "--out", filepath.Join(e.home, "ev"))
+	out, _, code = e.run("--db", db, "ai", "skill-evals", "verify", "--out", filepath.Join(e.home, "ev"))
 	if code != 0 || !strings.Contains(out, "evals.json") {
 		t.Fatalf("skill-evals --out:\n%s", out)
 	}
@@ -124,8 +126,9 @@ func TestSkillLifecycleEndToEnd(t *testing.T) {
 			Expectations []string `json:"expectations"`
 		} `json:"evals"`
 	}
-	e.json(&evals, "--db", db, "ai", "skill-evals", "using-entire")
-	if evals.SkillName != "using-entire" || len(evals.Evals) != 2 {
+	e.json(&evals, "--db", db, "ai", "skill-evals", "verify")
+	if evals.SkillName != "verify" || len(evals.Evals) != 1 || len(evals.Evals[0].Expectations) == 0 ||
+		!strings.Contains(evals.Evals[0].Expectations[0], "asks before optional extra steps") {
 		t.Errorf("skill-evals: %+v", evals)
 	}
 

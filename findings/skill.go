@@ -143,7 +143,7 @@ func skillTable() ([]category, []rule) {
 				return nil
 			}},
 		// The causes failed tool calls show (tool voice: the error text).
-		tool(catSkillAuth, "requires login", "not logged in", "run `entire login`", "login required", "please log in",
+		tool(catSkillAuth, "requires login", "not logged in", "login required", "please log in",
 			"please login", "to re-authenticate", "re-authenticate", "authentication required", "authentication failed",
 			"unauthorized", "401 unauthorized", "token expired", "invalid token", "bad credentials", "not authenticated",
 			"run gh auth login", "gh auth login"),

@@ -1,5 +1,7 @@
 package voice
 
+import "regexp"
+
 // The English vocabulary, by class. Each class is a form a message takes
 // when it answers an agent's work, written as general patterns — the
 // second person with a failure verb, a negation or contradiction, a report
@@ -74,7 +76,6 @@ var english = []rule{
 		`no,? not (?:that|this|the|like|what|quite|yet|there|here|now)`,
 		`no,? i (?:don't|do not|can't|cannot) (?:see|want|need|think)`,
 		`no,? (?:set|use|put|change|keep|leave|make|revert|undo) (?:it|the|that|this|them|to)`,
-		`^(?:i|we) (?:don't|do not|didn't|did not) (?:really |actually )?(?:want|like|need) (?:this|that|it|these|those|a|an|the|to|you|any|all|so|such)`,
 		// The result still does not work, or broke.
 		`(?:it|this|that|they|everything) still`, `still (?:not|broken|failing|fails|crashes|crashing|errors|erroring|the same|wrong|there|shows|showing|displays|displaying|getting|seeing|happening|hangs|hanging|stuck|empty|blank|missing|no|doesn't|does not|isn't|is not|can't|cannot|won't|didn't|did not)`,
 		`there(?:'s| is| are) still`,
@@ -91,6 +92,12 @@ var english = []rule{
 		`(?:error|issue|problem|bug|failure) (?:still )?persists`, `still persists`,
 		`(?:that|this|it) (?:shouldn't|should not) (?:happen|be happening|be there|be here)`,
 		`^fix your`,
+	)},
+	// A wish said as a negation ("I don't want the planet to be earth"):
+	// a correction, unless the message opened by praising the result —
+	// then it is the next wish.
+	{category: Correction, lang: "en", wish: true, expr: b(
+		`^(?:i|we) (?:don't|do not|didn't|did not) (?:really |actually )?(?:want|like|need) (?:this|that|it|these|those|a|an|the|to|you|any|all|so|such)`,
 	)},
 	// Stops: the user stops the work or calls it unneeded.
 	{category: Stop, lang: "en", expr: b(
@@ -207,6 +214,7 @@ var english = []rule{
 		`^(?:doesn't|does not|didn't|did not|won't|isn't|can't) (?:\pL+ )?(?:`+resultVerbs+`)`,
 		`(?:i|we) (?:can't|cannot|couldn't|don't|do not|didn't|did not) (?:see|find|get|open|hear|reach) (?:it|the|any|a|an|this|that|them|anything)`,
 		`(?:is|are|was|were) (?:empty|blank|missing|gone|stuck|frozen|hanging|not there|wrong|off|broken|failing|dead)`,
+		`(?:it|this|that|everything|something)'s (?:still |now |also |completely |totally )?(?:empty|blank|missing|gone|stuck|frozen|hanging|wrong|broken|failing|dead)`,
 		`(?:it|this|that|the \pL+) (?:fails|failed|crashes|crashed|hangs|hung|errors|errored|breaks|freezes|froze|times out|timed out)`,
 		`(?:i|we) (?:get|got|see|saw|am getting|am seeing|keep getting|are getting) (?:an? |the |this |that |these )?(?:\pL+ )?(?:error|errors|exception|crash|warning|failure|blank|404|500|timeout)`,
 		// A failure pasted as it printed.
@@ -219,10 +227,15 @@ var english = []rule{
 		`(?:remove|delete|drop|strip|cut|take out|get rid of|lose) (?:that|this|those|these|it|them|the|all the|all of the|every|each|any)`,
 		`(?:can|could) (?:we|you) (?:remove|delete|drop|strip|cut|take out|get rid of) `,
 	)},
-	// Acceptances, thanks and go-aheads: not friction.
+	// Acceptances, thanks and go-aheads: not friction. (Praise of the
+	// result, "this looks so good", is one too: see praise.)
 	{category: Acceptance, lang: "en", opener: true, expr: compile(
 		`^(ok|okay|k|kk|thanks|thank you|thx|ty|great|perfect|nice|awesome|excellent|cool|good|lgtm|looks good|sounds good|yes|yep|yeah|yup|sure|correct|exactly|right|works|it works|that works|done|go ahead|go for it|proceed|continue|keep going|carry on|ship it|love it|amazing|wonderful|fantastic|beautiful|brilliant|approved|agreed|got it|fine|alright|all right)(?:$|[^\pL\pN_']|!)`)},
 }
+
+// praise opens a message by praising the agent's result ("this looks so
+// good", "love it"): a wish said as a negation after it is the next wish.
+var praise = regexp.MustCompile(`^\s*(?:(?:wow|oh|ok|okay|yes|yeah)[, ]+)?(?:(?:this|that|it|these|those|everything|the \pL+)(?:'s| is| are| looks| look| seems| works| sounds| feels) (?:so |really |very |pretty |super |much |already )?(?:good|great|nice|amazing|awesome|perfect|beautiful|fantastic|wonderful|lovely|cool|gorgeous|better)|(?:i )?love (?:it|this|that|them)|(?:great|nice|awesome|amazing|perfect|beautiful|excellent|lovely) (?:work|job|stuff))(?:$|[^\pL\pN_'])`)
 
 // acceptance suppresses corrections that are really agreement ("no,
 // that's fine", "no worries").

@@ -89,6 +89,8 @@ func TestFormClasses(t *testing.T) {
 			{text: "the page is blank", want: []string{Report}},
 			{text: "Traceback (most recent call last): File app.py line 3", want: []string{Report}},
 			{text: "sh: pnpm: command not found", want: []string{Report}},
+			{text: "it's broken on the settings page", want: []string{Report}},
+			{text: "that's still empty after a reload", want: []string{Report}},
 			{text: "do I need to bump the version so it doesn't break users?", want: []string{Challenge}, not: []string{Report}},
 		},
 		"a complaint about the result": {
@@ -138,6 +140,14 @@ func TestFormClasses(t *testing.T) {
 			{text: "what does the retry flag do?", not: []string{Correction, Negation, Dissatisfied, Report}},
 			{text: "now add a dark mode toggle to the settings page", not: []string{Correction, Negation, Dissatisfied, Report}},
 			{text: "great work, commit and push", want: []string{Acceptance}, not: []string{Correction}},
+		},
+		"a wish said as a negation: a correction, unless the message opened with praise": {
+			{text: "I don't want the tabs on the left", want: []string{Correction}},
+			{text: "we don't need a cache for this", want: []string{Correction}},
+			{text: "this looks great. I don't want the header blue though, let's try green", want: []string{Acceptance}, not: []string{Correction}},
+			{text: "love it! we don't need the footer anymore", want: []string{Acceptance}, not: []string{Correction}},
+			{text: "this looks good, but it's broken on mobile", want: []string{Acceptance, Report}},
+			{text: "the menu looks nice. you broke the search though", want: []string{Acceptance, Correction}},
 		},
 	}
 	for name, cases := range forms {

@@ -9,7 +9,7 @@ import (
 
 // logicVersion is bumped when how the rules are applied changes (the
 // patterns themselves are hashed into Version).
-const logicVersion = 4
+const logicVersion = 5
 
 // Version identifies the rules a stored reading was made with: the
 // patterns of every category, the acceptance and mention patterns, the

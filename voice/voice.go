@@ -208,7 +208,9 @@ type rule struct {
 	category string
 	lang     string
 	opener   bool
-	expr     *pattern
+	// wish marks a wish said as a negation: not a correction after praise.
+	wish bool
+	expr *pattern
 }
 
 // b wraps an alternation in word boundaries that also hold next to
@@ -382,6 +384,7 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 		}
 	}
 	notNegation := slices.ContainsFunc(notNegations, func(p string) bool { return strings.HasPrefix(norm, p) })
+	praised := len(sentences) > 0 && praise.MatchString(sentences[0])
 	add := func(category, p string) {
 		if !slices.Contains(r.Categories, category) {
 			r.Categories = append(r.Categories, category)
@@ -396,6 +399,8 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 			switch {
 			case accepted && category == Correction && strings.HasPrefix(p, "no"):
 				return // "no, that's fine"
+			case praised && ru.wish:
+				return // "this looks so good. I don't want it on earth though"
 			case category == Negation && (accepted || notNegation):
 				return // "no worries", "not sure"
 			case questions[i] && (category == Dissatisfied || category == Report) && askingWord.MatchString(sentences[i]):
@@ -409,7 +414,7 @@ func readNormalized(norm string, abuse *phrase.Set, prefilter bool) Reading {
 			}
 		})
 	}
-	if accepted {
+	if accepted || praised {
 		add(Acceptance, "")
 	}
 	if abuse == nil {
