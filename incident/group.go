@@ -50,6 +50,9 @@ type member struct {
 	Term  string // abuse term (abuse lens)
 	// Intensity rates the member's swearing (abuse lens, 1..5).
 	Intensity int
+	// until is the last failure of a loop candidate (friction lens; At
+	// is its first): the span a loop there can fill.
+	until time.Time
 	// hook is the run as the hook lens's candidate read it, when that is
 	// all the detectors need (it printed nothing); nil: read the event.
 	hook *cortex.HookEventRow

@@ -70,6 +70,20 @@ func (frictionLens) candidates(ctx context.Context, db Store, p *cortex.Incident
 		return member{ID: a.ID, LogID: a.LogID, At: a.Timestamp, Kind: a.Kind,
 			Key: groupKey{Tool: a.Tool, Host: a.Host, Project: a.Project, Session: a.Session}}
 	})
+	// A truncated scan reaches back to its oldest act: sessions found
+	// below are taken from that far back too, so that the answer covers
+	// one stretch of time (and a truncated scan costs what the cap allows).
+	if truncated {
+		cut := ms[0].At
+		for _, m := range ms {
+			if m.At.Before(cut) {
+				cut = m.At
+			}
+		}
+		if cut.After(since) {
+			since = cut
+		}
+	}
 	// Sessions where the agent may have looped on a failure, whatever the
 	// user said: each a marker member (no event of its own).
 	until := p.Until
@@ -85,7 +99,8 @@ func (frictionLens) candidates(ctx context.Context, db Store, p *cortex.Incident
 		loops, truncated = loops[:SessionCap], true
 	}
 	for _, s := range loops {
-		ms = append(ms, member{Kind: loopCandidate, Key: groupKey{Tool: s.Tool, Host: s.Host, Session: s.Session}})
+		ms = append(ms, member{Kind: loopCandidate, At: s.First, until: s.Last,
+			Key: groupKey{Tool: s.Tool, Host: s.Host, Session: s.Session}})
 	}
 	// Sessions where the agent conceded: what the user said there is read
 	// in its dialogue even when its words alone say nothing. With readings
@@ -495,15 +510,18 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 	if err != nil {
 		return nil, err
 	}
-	looping := map[store.SessionScope]bool{}
+	// A loop is made of failed calls and what ran between them: in a
+	// session with failures enough for one, the calls from its first
+	// failure in the range to its last are read.
+	looping := map[store.SessionScope][2]time.Time{}
 	for _, m := range ms {
 		if m.Kind == loopCandidate {
-			looping[store.SessionScope{Tool: m.Key.Tool, Session: m.Key.Session, Host: m.Key.Host}] = true
+			looping[store.SessionScope{Tool: m.Key.Tool, Session: m.Key.Session, Host: m.Key.Host}] = [2]time.Time{m.At, m.until}
 		}
 	}
 	// Tool calls matter in the turns of possible friction acts (when and in
-	// which thread they ran, which one the user refused) and, in a session
-	// with failures enough for a loop, all of them.
+	// which thread they ran, which one the user refused) and in a loop's
+	// span.
 	type session struct {
 		sv           *sessionView
 		reasks       map[int]bool
@@ -515,7 +533,7 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 	var withActs []*sessionView
 	var whole []store.CallWindow
 	for _, sv := range svs {
-		if len(sv.acts) > 0 || looping[sv.scope] {
+		if _, loop := looping[sv.scope]; len(sv.acts) > 0 || loop {
 			withActs = append(withActs, sv)
 			whole = append(whole, store.CallWindow{Scope: sv.scope})
 		}
@@ -529,15 +547,16 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 	for k, sv := range withActs {
 		ss := session{sv: sv, reasks: markReasks(sv.acts), reads: len(reads), claims: said[k]}
 		pre := frictionSignalsOf(sv.acts, nil, ss.reasks, &dialogue{claims: ss.claims})
-		switch {
-		case looping[sv.scope]:
-			reads = append(reads, callRead{sv: sv}) // the whole session
-		case len(pre) == 0:
+		span, loop := looping[sv.scope]
+		if len(pre) == 0 && !loop {
 			continue
-		default:
-			for _, w := range turnWindows(sv.acts, pre, windowGap) {
-				reads = append(reads, callRead{sv: sv, from: w[0], to: w[1]})
-			}
+		}
+		ws := turnWindows(sv.acts, pre, windowGap)
+		if loop {
+			ws = mergeWindows(append(ws, span))
+		}
+		for _, w := range ws {
+			reads = append(reads, callRead{sv: sv, from: w[0], to: w[1]})
 		}
 		ss.nread = len(reads) - ss.reads
 		sessions = append(sessions, ss)
@@ -562,7 +581,7 @@ func (l frictionLens) group(ctx context.Context, db Store, p *cortex.IncidentPar
 		}
 		hits := frictionSignalsOf(sv.acts, calls, ss.reasks, &dialogue{claims: ss.claims, calls: calls})
 		var loops []retryLoop
-		if looping[sv.scope] {
+		if _, loop := looping[sv.scope]; loop {
 			if err := loopTexts(ctx, db, calls); err != nil {
 				return nil, err
 			}
@@ -753,6 +772,22 @@ func turnWindows(acts []act, fa []frictionAct, gap time.Duration) [][2]time.Time
 		}
 		w := [2]time.Time{turnStart(acts, f.index), end}
 		if n := len(out); n > 0 && w[0].Sub(out[n-1][1]) < gap {
+			out[n-1][1] = maxTime(out[n-1][1], w[1])
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// mergeWindows sorts time windows and merges those that overlap or touch
+// (a zero start is open: before everything), so that no call is read
+// twice.
+func mergeWindows(ws [][2]time.Time) [][2]time.Time {
+	slices.SortFunc(ws, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var out [][2]time.Time
+	for _, w := range ws {
+		if n := len(out); n > 0 && !w[0].After(out[n-1][1]) {
 			out[n-1][1] = maxTime(out[n-1][1], w[1])
 			continue
 		}

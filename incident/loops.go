@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/cortexhq/cortex/toolcall"
 )
 
 // Retry loops: the agent doing the same failing thing again and again,
@@ -181,7 +183,10 @@ func threadLoops(calls []tcall) []retryLoop {
 
 // loopTexts reads the failure lines of the failed calls of threads that
 // failed loopSame times or more: the call index stores no failure line,
-// and a loop is the same one again and again.
+// and a loop is the same one again and again. It reads the stored lines
+// only (derived with the calls' facts), not the calls' texts; a call whose
+// facts are of other rules keeps its line empty until they are derived
+// again.
 func loopTexts(ctx context.Context, db Store, calls []tcall) error {
 	fails := map[string]int{}
 	for _, c := range calls {
@@ -189,7 +194,26 @@ func loopTexts(ctx context.Context, db Store, calls []tcall) error {
 			fails[c.Thread]++
 		}
 	}
-	return withTexts(ctx, db, calls, func(c tcall) bool { return c.failure() && fails[c.Thread] >= loopSame })
+	var ids []int64
+	for _, c := range calls {
+		if c.failure() && fails[c.Thread] >= loopSame && c.Why == "" && !c.texts {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	whys, err := db.CallWhysByID(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i := range calls {
+		c := &calls[i]
+		if w, ok := whys[c.ID]; ok && c.Why == "" && c.FactsVersion == toolcall.Version {
+			c.Why = w
+		}
+	}
+	return nil
 }
 
 // failureLine is a failure line as loops compare them: lower case, digits

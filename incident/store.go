@@ -26,8 +26,9 @@ type Store interface {
 	VoicesCurrent(ctx context.Context, version int) (bool, error)
 	MCPCandidates(ctx context.Context, f store.MCPFilter) ([]store.MCPCandidate, error)
 	// FailedCallSessions returns the sessions with at least min failed
-	// calls in f's range, the newest failure first, at most f.Limit.
-	FailedCallSessions(ctx context.Context, f store.CandidateFilter, min int) ([]store.SessionScope, error)
+	// calls in f's range, each with the span its failures fill there, the
+	// newest failure first, at most f.Limit.
+	FailedCallSessions(ctx context.Context, f store.CandidateFilter, min int) ([]store.FailedSpan, error)
 	// ConcessionSessions returns the sessions in f's range where the agent
 	// conceded a mistake or granted the user a point (claim.Admission,
 	// claim.Agreement), the newest first, at most f.Limit; valid when
@@ -89,6 +90,10 @@ type Store interface {
 	SessionClaimsMany(ctx context.Context, ws []store.CallWindow, limit int) ([][]store.ClaimRow, error)
 	// CallTextsByID returns the texts of tool calls, by event id.
 	CallTextsByID(ctx context.Context, ids []int64) (map[int64]store.CallTexts, error)
+	// CallWhysByID returns the stored failure lines of tool calls, by
+	// event id (calls without one left out): what loops compare, without
+	// the calls' texts.
+	CallWhysByID(ctx context.Context, ids []int64) (map[int64]string, error)
 	// SkillEventMeta returns a skill event's stored metadata.
 	SkillEventMeta(ctx context.Context, id int64) (map[string]string, error)
 	// Sessions lists sessions (a labelled corpus's, by transcript path).

@@ -209,6 +209,30 @@ func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]store.C
 	return out, err
 }
 
+// CallWhysByID returns the failure lines (the why derived with the calls'
+// facts) of tool calls, by event id: a call without one is left out. It
+// reads no argument or output text.
+func (db *DB) CallWhysByID(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	type withID struct {
+		id  int64
+		why string
+	}
+	rows, err := db.query(ctx, `SELECT id, why FROM ai_mcp_events WHERE why IS NOT NULL AND why <> '' AND id = ANY(?)`, ids)
+	got, err := collect(rows, err, "tool calls", func(rows pgx.Rows) (withID, error) {
+		var r withID
+		err := rows.Scan(&r.id, &r.why)
+		return r, err
+	})
+	for _, r := range got {
+		out[r.id] = r.why
+	}
+	return out, err
+}
+
 // SessionClaimsMany returns, for many windows, the assistant rows whose
 // stored claims hold a kind about the dialogue (claim.Dialogue), in time
 // order, at most limit per window (the first): no texts.
@@ -227,19 +251,19 @@ func (db *DB) SessionClaimsMany(ctx context.Context, ws []store.CallWindow, limi
 }
 
 // FailedCallSessions returns the sessions with at least min failed calls
-// (is_error) in f's range and scope, the one with the newest failure
-// first, at most f.Limit.
-func (db *DB) FailedCallSessions(ctx context.Context, f store.CandidateFilter, min int) ([]store.SessionScope, error) {
+// (is_error) in f's range and scope, each with its first and last failure
+// there, the one with the newest failure first, at most f.Limit.
+func (db *DB) FailedCallSessions(ctx context.Context, f store.CandidateFilter, min int) ([]store.FailedSpan, error) {
 	w := sqlpart.Candidate(f, "")
-	rows, err := db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM ai_mcp_events
+	rows, err := db.query(ctx, `SELECT ai_tool, hostname, ai_session_id, min(timestamp), max(timestamp) FROM ai_mcp_events
 		WHERE is_error = 1 AND ai_session_id IS NOT NULL`+w.SQL()+`
 		GROUP BY ai_tool, hostname, ai_session_id HAVING count(*) >= ? ORDER BY max(timestamp) DESC LIMIT ?`,
 		append(w.Args, min, f.Limit)...)
-	return collect(rows, err, "tool calls", func(rows pgx.Rows) (store.SessionScope, error) {
-		var s store.SessionScope
-		var tool string
-		err := rows.Scan(&tool, &s.Host, &s.Session)
-		s.Tool = cortex.Tool(tool)
+	return collect(rows, err, "tool calls", func(rows pgx.Rows) (store.FailedSpan, error) {
+		var s store.FailedSpan
+		var tool, first, last string
+		err := rows.Scan(&tool, &s.Host, &s.Session, &first, &last)
+		s.Tool, s.First, s.Last = cortex.Tool(tool), parseStoredTime(first), parseStoredTime(last)
 		return s, err
 	})
 }

@@ -127,3 +127,38 @@ func (db *DB) CallTextsByID(ctx context.Context, ids []int64) (map[int64]CallTex
 	}
 	return out, nil
 }
+
+// CallWhysByID returns the failure lines (the why derived with the calls'
+// facts) of tool calls, by event id: a call without one is left out. It
+// reads no argument or output text.
+func (db *DB) CallWhysByID(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	for len(ids) > 0 {
+		part := ids[:min(len(ids), 500)]
+		ids = ids[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := db.query(ctx, `SELECT id, why FROM ai_mcp_events WHERE why IS NOT NULL AND why <> '' AND id IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+		if err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		for rows.Next() {
+			var id int64
+			var why string
+			if err := rows.Scan(&id, &why); err != nil {
+				rows.Close()
+				return nil, queryFailed(err, "tool calls")
+			}
+			out[id] = why
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+	}
+	return out, nil
+}

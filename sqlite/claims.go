@@ -118,15 +118,35 @@ func (db *DB) SetClaims(ctx context.Context, readings []ClaimReading) error {
 }
 
 // FailedCallSessions returns the sessions with at least min failed calls
-// (is_error) in f's range and scope, the one with the newest failure
-// first, at most f.Limit: where the agent may have looped on a failure.
-// It reads the failed calls' time index alone.
-func (db *DB) FailedCallSessions(ctx context.Context, f CandidateFilter, min int) ([]SessionScope, error) {
+// (is_error) in f's range and scope, each with its first and last failure
+// there, the one with the newest failure first, at most f.Limit: where the
+// agent may have looped on a failure. It reads the failed calls' time
+// index alone.
+func (db *DB) FailedCallSessions(ctx context.Context, f CandidateFilter, min int) ([]FailedSpan, error) {
 	w := candidateWhere(f, "")
-	return scanScopes(db.query(ctx, `SELECT ai_tool, hostname, ai_session_id FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_error_time
+	rows, err := db.query(ctx, `SELECT ai_tool, hostname, ai_session_id, min(timestamp), max(timestamp)
+		FROM ai_mcp_events INDEXED BY idx_ai_mcp_events_error_time
 		WHERE is_error = 1 AND ai_session_id IS NOT NULL`+w.sql()+`
 		GROUP BY ai_tool, hostname, ai_session_id HAVING count(*) >= ? ORDER BY max(timestamp) DESC LIMIT ?`,
-		append(w.args, min, f.Limit)...))
+		append(w.args, min, f.Limit)...)
+	if err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	defer rows.Close()
+	var out []FailedSpan
+	for rows.Next() {
+		var s FailedSpan
+		var tool, first, last string
+		if err := rows.Scan(&tool, &s.Host, &s.Session, &first, &last); err != nil {
+			return nil, queryFailed(err, "tool calls")
+		}
+		s.Tool, s.First, s.Last = cortex.Tool(tool), parseStoredTime(first), parseStoredTime(last)
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, queryFailed(err, "tool calls")
+	}
+	return out, nil
 }
 
 // ConcessionSessions returns the sessions in f's range and scope where the

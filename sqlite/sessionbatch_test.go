@@ -117,3 +117,62 @@ func TestSessionBatchesMatchSingleReads(t *testing.T) {
 	}
 	t.Logf("%d sessions, %d windows: %d calls, %d hook runs", len(scopes), len(windows), calls, hooks)
 }
+
+// FailedCallSessions gives each session with failures enough its first
+// and last failure, as its calls show them; CallWhysByID gives the
+// failure lines CallTextsByID gives, without the texts.
+func TestFailedCallSpansAndWhys(t *testing.T) {
+	ctx := context.Background()
+	db := realCorpusStore(t)
+	spans, err := db.FailedCallSessions(ctx, store.CandidateFilter{Limit: 10_000}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) < 5 {
+		t.Fatalf("only %d sessions with 3 failures in the real corpus", len(spans))
+	}
+	for i, sp := range spans {
+		if i > 0 && sp.Last.After(spans[i-1].Last) {
+			t.Errorf("not newest failure first at %d", i)
+		}
+		got, err := db.SessionCallFactsMany(ctx, []store.CallWindow{{Scope: sp.SessionScope}}, 1_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first, last time.Time
+		var ids []int64
+		n := 0
+		for _, c := range got[0] {
+			if !c.IsError {
+				continue
+			}
+			n++
+			ids = append(ids, c.ID)
+			if first.IsZero() || c.Timestamp.Before(first) {
+				first = c.Timestamp
+			}
+			if c.Timestamp.After(last) {
+				last = c.Timestamp
+			}
+		}
+		if n < 3 || !first.Equal(sp.First) || !last.Equal(sp.Last) {
+			t.Errorf("%v: %d failures from %v to %v, span says %v to %v", sp.SessionScope, n, first, last, sp.First, sp.Last)
+		}
+		texts, err := db.CallTextsByID(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whys, err := db.CallWhysByID(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if w := texts[id].Why; whys[id] != w {
+				t.Errorf("call %d: why %q, texts say %q", id, whys[id], w)
+			}
+		}
+	}
+	if none, err := db.FailedCallSessions(ctx, store.CandidateFilter{Limit: 10, Session: "no-such-session"}, 1); err != nil || len(none) != 0 {
+		t.Errorf("an unknown session: %v %v", none, err)
+	}
+}

@@ -6,6 +6,7 @@ import "github.com/cortexhq/cortex/store"
 // PostgreSQL store; these aliases keep their sqlite names valid.
 type (
 	SessionScope     = store.SessionScope
+	FailedSpan       = store.FailedSpan
 	CandidateFilter  = store.CandidateFilter
 	SkillCandidate   = store.SkillCandidate
 	TextCandidate    = store.TextCandidate

@@ -26,6 +26,13 @@ type SessionScope struct {
 	Host    string
 }
 
+// FailedSpan is a session with failed calls and the span of time they
+// fill: its first and last failure in the range asked for.
+type FailedSpan struct {
+	SessionScope
+	First, Last time.Time
+}
+
 // CandidateFilter bounds a candidate scan.
 type CandidateFilter struct {
 	Tool    cortex.Tool
